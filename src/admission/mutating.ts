@@ -1,0 +1,34 @@
+/** Adapts a pure mutating policy to a Handler: clone, mutate, diff, answer with a JSON Patch. */
+
+import type { ClusterView } from '../cluster/view.ts'
+import type { KubeObject } from '../policy/kube.ts'
+import { isRefused } from '../policy/result.ts'
+import type { MutationResult } from '../policy/result.ts'
+import type { Handler } from './handler.ts'
+import { diff } from './patch.ts'
+import { allowed, denied, patched } from './response.ts'
+import type { AdmissionRequest } from './review.ts'
+
+export interface Mutator<Facts> {
+  /** Reads what the rule needs from the cluster view (the only I/O on the mutating path). */
+  readonly gather: (request: AdmissionRequest, view: ClusterView) => Promise<Facts>
+  /** The pure rule. It receives a private clone and may change it in place. */
+  readonly mutate: (object: KubeObject, facts: Facts) => MutationResult
+}
+
+/** A mutator that needs nothing from the cluster. */
+export function pureMutator(mutate: (object: KubeObject) => MutationResult): Mutator<undefined> {
+  return { gather: () => Promise.resolve(undefined), mutate: (object) => mutate(object) }
+}
+
+/** Builds the handler that runs `mutator` on the request object. */
+export function mutatingHandler<Facts>(mutator: Mutator<Facts>): Handler {
+  return async (request, { view }) => {
+    const original = request.object
+    if (!original) return allowed(request.uid)
+    const facts = await mutator.gather(request, view)
+    const result = mutator.mutate(structuredClone(original), facts)
+    if (isRefused(result)) return denied(request.uid, result.violations, result.warnings)
+    return patched(request.uid, diff(original, result.object), result.warnings)
+  }
+}

@@ -1,0 +1,43 @@
+/** Routes a request to its handler by webhook, (group, kind, subresource) and operation. */
+
+import type { Handler } from './handler.ts'
+import type { AdmissionRequest, Operation, WebhookName } from './review.ts'
+
+export interface Route {
+  readonly webhook: WebhookName
+  /** Group and kind of `request.kind`, the object as the webhook sees it. */
+  readonly group: string
+  readonly kind: string
+  /** `''` for the main resource. */
+  readonly subResource: string
+  /** The parent resource, for subresources whose kind is shared (Scale: deployments, statefulsets…). */
+  readonly resource?: string
+  readonly operations: readonly Operation[]
+  readonly handler: Handler
+}
+
+export class Router {
+  readonly #routes = new Map<string, Route[]>()
+
+  constructor(routes: readonly Route[]) {
+    for (const route of routes) {
+      const key = routeKey(route.webhook, route.group, route.kind, route.subResource)
+      this.#routes.set(key, [...(this.#routes.get(key) ?? []), route])
+    }
+  }
+
+  /** The handler for a request, or undefined when nothing applies (the request is allowed as is). */
+  find(webhook: WebhookName, request: AdmissionRequest): Handler | undefined {
+    const { group, kind } = request.kind
+    const candidates = this.#routes.get(routeKey(webhook, group, kind, request.subResource ?? ''))
+    return candidates?.find(
+      (route) =>
+        route.operations.includes(request.operation) &&
+        (route.resource === undefined || route.resource === request.resource.resource),
+    )?.handler
+  }
+}
+
+function routeKey(webhook: WebhookName, group: string, kind: string, subResource: string): string {
+  return `${webhook} ${group} ${kind} ${subResource}`
+}

@@ -1,0 +1,70 @@
+/**
+ * The transport-free admission entry point shared by the HTTPS server and the CLI: decode the
+ * envelope, route, run the policy, wrap the verdict in a review of the version received.
+ */
+
+import type { ClusterView } from '../cluster/view.ts'
+import { decodeReview } from './decode.ts'
+import { allowed, errored, toReview } from './response.ts'
+import { Router } from './router.ts'
+import type { Route } from './router.ts'
+import { productRoutes } from './routes.ts'
+import type { AdmissionRequest, AdmissionReviewResponse, WebhookName } from './review.ts'
+
+export type ReviewOutcome =
+  | {
+      readonly ok: true
+      readonly review: AdmissionReviewResponse
+      readonly request?: AdmissionRequest
+      /** Set when a policy threw: the verdict is a 500 and the caller should log this. */
+      readonly error?: unknown
+    }
+  /** Not an AdmissionReview at all: the transport answers 400 with the message. */
+  | { readonly ok: false; readonly message: string }
+
+export interface Admission {
+  /** Answers a decoded JSON body sent to one of the webhooks. Never throws. */
+  review(body: unknown, webhook: WebhookName): Promise<ReviewOutcome>
+}
+
+export interface AdmissionOptions {
+  readonly view: ClusterView
+  readonly routes?: readonly Route[]
+}
+
+export function createAdmission({ view, routes = productRoutes() }: AdmissionOptions): Admission {
+  const router = new Router(routes)
+  const context = { view }
+  return {
+    async review(body, webhook) {
+      const decoded = decodeReview(body)
+      if (!decoded.ok) {
+        // With a readable uid the API server can still be told in-band what was wrong.
+        if (decoded.uid === undefined) return { ok: false, message: decoded.message }
+        const apiVersion = decoded.apiVersion ?? 'admission.k8s.io/v1'
+        return {
+          ok: true,
+          review: toReview(apiVersion, errored(decoded.uid, 400, decoded.message)),
+        }
+      }
+      const { apiVersion, request } = decoded.review
+      const handler = router.find(webhook, request)
+      if (!handler) return { ok: true, review: toReview(apiVersion, allowed(request.uid)), request }
+      try {
+        const response = await handler(request, context)
+        return { ok: true, review: toReview(apiVersion, response), request }
+      } catch (error) {
+        const response = errored(
+          request.uid,
+          500,
+          `internal error while admitting: ${describe(error)}`,
+        )
+        return { ok: true, review: toReview(apiVersion, response), request, error }
+      }
+    },
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,185 @@
+/**
+ * `mcp-admission check`: simulates applying files to a cluster that holds `--objects`. Each object
+ * is admitted as a CREATE through mutation, then validation, in dependency order; the view then
+ * holds it as admitted, so later objects see earlier ones (a Deployment sees its ConfigMap).
+ */
+
+import { stringify as toYaml } from 'yaml'
+import { applyPatch } from '../admission/patch.ts'
+import type { PatchOperation } from '../admission/patch.ts'
+import { requestFor, reviewOf } from '../admission/request.ts'
+import type { AdmissionResponse } from '../admission/review.ts'
+import { createAdmission } from '../admission/webhook.ts'
+import type { Admission } from '../admission/webhook.ts'
+import { MemoryView } from '../cluster/memory-view.ts'
+import { loadObjects } from '../cluster/load-objects.ts'
+import type { KubeObject } from '../policy/kube.ts'
+import { isToolHiveKind } from '../policy/names.ts'
+import { EXIT, UsageError } from './io.ts'
+import type { CliIo } from './io.ts'
+
+export const CHECK_OUTPUTS = ['text', 'yaml', 'json'] as const
+export type CheckOutput = (typeof CHECK_OUTPUTS)[number]
+
+export interface CheckOptions {
+  readonly objects: readonly string[]
+  readonly namespace: string
+  readonly output: CheckOutput
+}
+
+export type CheckVerdict =
+  | {
+      readonly admitted: true
+      readonly object: KubeObject
+      readonly patch: PatchOperation[]
+      readonly warnings: string[]
+    }
+  | {
+      readonly admitted: false
+      readonly webhook: 'mutate' | 'validate'
+      readonly causes: string[]
+      readonly warnings: string[]
+    }
+
+export interface CheckedObject {
+  readonly label: string
+  readonly verdict: CheckVerdict
+}
+
+export async function checkCommand(
+  paths: readonly string[],
+  options: CheckOptions,
+  io: CliIo,
+): Promise<number> {
+  if (paths.length === 0)
+    throw new UsageError('check needs at least one file or directory to apply')
+  const view = new MemoryView(await loadObjects(options.objects))
+  const results = await checkObjects(await loadObjects(paths), view, options.namespace)
+  const report = formatReport(results)
+  if (options.output === 'text') {
+    io.stdout.write(report)
+  } else {
+    // The report goes to stderr so stdout stays a clean document for pipes.
+    io.stderr.write(report)
+    const admitted = results.flatMap((r) => (r.verdict.admitted ? [r.verdict.object] : []))
+    io.stdout.write(
+      options.output === 'json'
+        ? `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: admitted }, null, 2)}\n`
+        : admitted.map((o) => toYaml(o)).join('---\n'),
+    )
+  }
+  return results.some((r) => !r.verdict.admitted) ? EXIT.denied : EXIT.ok
+}
+
+/** Admits `objects` one by one into `view`; pure of output, so tests can call it directly. */
+export async function checkObjects(
+  objects: readonly KubeObject[],
+  view: MemoryView,
+  namespace: string,
+): Promise<CheckedObject[]> {
+  const admission = createAdmission({ view })
+  const results: CheckedObject[] = []
+  for (const object of inDependencyOrder(objects)) {
+    const verdict = await admit(admission, object, namespace)
+    if (verdict.admitted) view.put(verdict.object)
+    results.push({ label: labelOf(object, namespace), verdict })
+  }
+  return results
+}
+
+async function admit(
+  admission: Admission,
+  object: KubeObject,
+  namespace: string,
+): Promise<CheckVerdict> {
+  const ns = typeof object.metadata?.namespace === 'string' ? object.metadata.namespace : namespace
+  const withNamespace: KubeObject = { ...object, metadata: { ...object.metadata, namespace: ns } }
+
+  const mutation = await answer(admission, withNamespace, 'mutate', ns)
+  if (!mutation.allowed) return refusal('mutate', mutation, [])
+  const patch = decodePatch(mutation)
+  const mutated = applyPatch(withNamespace, patch)
+
+  const validation = await answer(admission, mutated, 'validate', ns)
+  const warnings = [...(mutation.warnings ?? []), ...(validation.warnings ?? [])]
+  if (!validation.allowed) return refusal('validate', validation, warnings)
+  return { admitted: true, object: mutated, patch, warnings }
+}
+
+async function answer(
+  admission: Admission,
+  object: KubeObject,
+  webhook: 'mutate' | 'validate',
+  namespace: string,
+): Promise<AdmissionResponse> {
+  const outcome = await admission.review(
+    reviewOf(requestFor(object, { operation: 'CREATE', namespace })),
+    webhook,
+  )
+  if (!outcome.ok) throw new UsageError(outcome.message) // only if requestFor built a bad envelope
+  return outcome.review.response
+}
+
+function refusal(
+  webhook: 'mutate' | 'validate',
+  response: AdmissionResponse,
+  warnings: string[],
+): CheckVerdict {
+  const causes = response.status?.details?.causes.map((c) => c.message) ?? []
+  return {
+    admitted: false,
+    webhook,
+    causes: causes.length > 0 ? causes : [response.status?.message ?? 'denied'],
+    warnings: [...warnings, ...(response.warnings ?? [])],
+  }
+}
+
+function decodePatch(response: AdmissionResponse): PatchOperation[] {
+  return response.patch === undefined
+    ? []
+    : (JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as PatchOperation[])
+}
+
+/** Webhook configs, then workloads, then ConfigMaps, then the rest, Deployments last. */
+function inDependencyOrder(objects: readonly KubeObject[]): KubeObject[] {
+  const rank = (o: KubeObject): number =>
+    o.kind === 'MCPWebhookConfig'
+      ? 0
+      : isToolHiveKind(o.kind)
+        ? 1
+        : o.kind === 'ConfigMap'
+          ? 2
+          : o.kind === 'Deployment'
+            ? 4
+            : 3
+  return [...objects].sort((a, b) => rank(a) - rank(b)) // stable: file order within a rank
+}
+
+function labelOf(object: KubeObject, namespace: string): string {
+  const name = typeof object.metadata?.name === 'string' ? object.metadata.name : '(unnamed)'
+  const ns = typeof object.metadata?.namespace === 'string' ? object.metadata.namespace : namespace
+  return `${String(object.kind)} ${ns}/${name}`
+}
+
+/** The human-readable summary: one line per object, its patch, warnings and denials. */
+export function formatReport(results: readonly CheckedObject[]): string {
+  const lines: string[] = []
+  for (const { label, verdict } of results) {
+    if (verdict.admitted) {
+      const changes =
+        verdict.patch.length === 0
+          ? 'unchanged'
+          : `mutated (${verdict.patch.length} patch operations)`
+      lines.push(`admitted ${label}: ${changes}`)
+      for (const op of verdict.patch) lines.push(`    ${op.op} ${op.path}`)
+    } else {
+      lines.push(`DENIED   ${label} by the ${verdict.webhook} webhook:`)
+      for (const cause of verdict.causes) lines.push(`    ${cause}`)
+    }
+    for (const warning of verdict.warnings) lines.push(`    warning: ${warning}`)
+  }
+  const denied = results.filter((r) => !r.verdict.admitted).length
+  const mutated = results.filter((r) => r.verdict.admitted && r.verdict.patch.length > 0).length
+  lines.push(`${results.length - denied} admitted (${mutated} mutated), ${denied} denied`)
+  return `${lines.join('\n')}\n`
+}

@@ -1,0 +1,20 @@
+/** What CLI commands may touch of the process, passed in by main.ts so commands stay testable. */
+
+import type { Readable, Writable } from 'node:stream'
+
+export interface CliIo {
+  readonly stdout: Writable
+  readonly stderr: Writable
+  readonly stdin: Readable
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** Keeps the process alive and calls `close` on SIGTERM/SIGINT (main.ts wires the signals). */
+  readonly runUntilSignal: (close: () => Promise<void>) => void
+}
+
+/** Process exit codes of every command. */
+export const EXIT = { ok: 0, denied: 1, usage: 2 } as const
+
+/** An error the user caused (bad flag, unreadable file): printed without a stack, exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError'
+}

@@ -1,0 +1,168 @@
+/** The command line: `serve` (default), `review` and `check`, with exit codes 0/1/2. */
+
+import { Command, CommanderError, Option } from 'commander'
+import { readFileSync } from 'node:fs'
+import { WEBHOOKS } from '../admission/review.ts'
+import type { WebhookName } from '../admission/review.ts'
+import { ObjectFileError } from '../cluster/load-objects.ts'
+import { CHECK_OUTPUTS, checkCommand } from './check.ts'
+import type { CheckOutput } from './check.ts'
+import { EXIT, UsageError } from './io.ts'
+import type { CliIo } from './io.ts'
+import { LOG_LEVELS } from './logger.ts'
+import { reviewCommand } from './review.ts'
+import { serveCommand } from './serve.ts'
+import type { ServeOptions } from './serve-config.ts'
+
+const { version } = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+) as { version: string }
+
+const collect = (value: string, previous: string[] | undefined): string[] => [
+  ...(previous ?? []),
+  value,
+]
+
+/** Runs the CLI; resolves to the exit code (serve resolves once it is listening). */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  let exitCode: number = EXIT.ok
+  const program = new Command('mcp-admission')
+    .description('Admission control for ToolHive MCP workloads on Kubernetes')
+    .version(version)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+
+  program
+    .command('serve', { isDefault: true })
+    .description('serve the admission webhooks (HTTPS) and probes (HTTP)')
+    .addOption(
+      new Option('--host <ip>', 'address for the HTTPS webhook listener').env('MCP_ADMISSION_HOST'),
+    )
+    .addOption(
+      new Option('--port <port>', 'HTTPS webhook port (default 9443)').env('MCP_ADMISSION_PORT'),
+    )
+    .addOption(
+      new Option('--probe-host <ip>', 'address for /healthz, /readyz, /metrics').env(
+        'MCP_ADMISSION_PROBE_HOST',
+      ),
+    )
+    .addOption(
+      new Option('--probe-port <port>', 'plain-HTTP probe and metrics port (default 8081)').env(
+        'MCP_ADMISSION_PROBE_PORT',
+      ),
+    )
+    .addOption(
+      new Option('--cert-dir <dir>', 'directory holding tls.crt and tls.key').env(
+        'MCP_ADMISSION_CERT_DIR',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--cert-poll-interval <duration>',
+        'certificate re-read interval (default 5s)',
+      ).env('MCP_ADMISSION_CERT_POLL_INTERVAL'),
+    )
+    .addOption(
+      new Option(
+        '--shutdown-delay <duration>',
+        'unready time before draining on SIGTERM (default 5s)',
+      ).env('MCP_ADMISSION_SHUTDOWN_DELAY'),
+    )
+    .addOption(
+      new Option(
+        '--drain-timeout <duration>',
+        'time for in-flight requests to finish (default 20s)',
+      ).env('MCP_ADMISSION_DRAIN_TIMEOUT'),
+    )
+    .addOption(
+      new Option(
+        '--keep-alive-timeout <duration>',
+        'idle keep-alive timeout, at least 90s (default 100s)',
+      ).env('MCP_ADMISSION_KEEP_ALIVE_TIMEOUT'),
+    )
+    .addOption(
+      new Option(
+        '--objects <path>',
+        'serve an in-memory view of these YAML/JSON files (repeatable)',
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option('--kubeconfig <file>', 'kubeconfig of the cluster to read (also KUBECONFIG)'),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'log level (default info)')
+        .choices(LOG_LEVELS)
+        .env('MCP_ADMISSION_LOG_LEVEL'),
+    )
+    .action(async (options: ServeOptions) => {
+      exitCode = await serveCommand(options, io)
+    })
+
+  program
+    .command('review')
+    .description('evaluate one AdmissionReview JSON file (or - for stdin) and print the response')
+    .argument('<review>', 'AdmissionReview JSON file, or - for standard input')
+    .addOption(
+      new Option('--objects <path>', 'objects the cluster holds (repeatable)').argParser(collect),
+    )
+    .addOption(
+      new Option('--webhook <name>', 'which webhook answers').choices(WEBHOOKS).default('mutate'),
+    )
+    .action(async (file: string, options: { objects?: string[]; webhook: WebhookName }) => {
+      exitCode = await reviewCommand(
+        file,
+        { objects: options.objects ?? [], webhook: options.webhook },
+        io,
+      )
+    })
+
+  program
+    .command('check')
+    .description(
+      'admit YAML/JSON files as CREATEs through mutation and validation; exit 1 if any is denied',
+    )
+    .argument('<paths...>', 'files or directories of objects to apply')
+    .addOption(
+      new Option('--objects <path>', 'objects the cluster already holds (repeatable)').argParser(
+        collect,
+      ),
+    )
+    .addOption(
+      new Option('--namespace <ns>', 'namespace for objects that name none').default('default'),
+    )
+    .addOption(
+      new Option('-o, --output <format>', 'text report, or the admitted objects')
+        .choices(CHECK_OUTPUTS)
+        .default('text'),
+    )
+    .action(
+      async (
+        paths: string[],
+        options: { objects?: string[]; namespace: string; output: CheckOutput },
+      ) => {
+        exitCode = await checkCommand(
+          paths,
+          { objects: options.objects ?? [], namespace: options.namespace, output: options.output },
+          io,
+        )
+      },
+    )
+
+  try {
+    await program.parseAsync(argv, { from: 'user' })
+    return exitCode
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; every other commander error is a usage error.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage
+    }
+    if (error instanceof UsageError || error instanceof ObjectFileError) {
+      io.stderr.write(`mcp-admission: ${error.message}\n`)
+      return EXIT.usage
+    }
+    throw error
+  }
+}

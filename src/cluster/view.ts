@@ -1,0 +1,36 @@
+/**
+ * The read-only cluster view policies may consult (DESIGN §2). Three implementations share it:
+ * the informer cache, live reads, and the in-memory view used by the CLI, the embedded default
+ * and unit tests.
+ */
+
+import type { KubeObject } from '../policy/kube.ts'
+import type { ToolHiveKind } from '../policy/names.ts'
+
+/** The kinds a view can be asked for. ConfigMaps are only RunConfig ConfigMaps. */
+export type ViewKind = ToolHiveKind | 'ConfigMap'
+
+export interface ObjectKey {
+  readonly kind: ViewKind
+  readonly namespace: string
+  readonly name: string
+}
+
+export interface ReadOptions {
+  /** Bypass any cache and read what the API server holds now (DESIGN §4.2 freshness). */
+  readonly live?: boolean
+}
+
+export interface ClusterView {
+  /** The object, or undefined when it does not exist. */
+  get(key: ObjectKey, options?: ReadOptions): Promise<KubeObject | undefined>
+  /** Names of the MCPServers in `namespace` whose `spec.webhookConfigRef.name` is `configName`. */
+  serversReferencingWebhookConfig(namespace: string, configName: string): Promise<string[]>
+  /** True once the view reflects the cluster (always true for in-memory views). */
+  isSynced(): boolean
+}
+
+/** `kind/namespace/name`, the key views index by. */
+export function keyString(key: ObjectKey): string {
+  return `${key.kind}/${key.namespace}/${key.name}`
+}

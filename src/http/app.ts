@@ -1,0 +1,122 @@
+/**
+ * The admission Fastify app: routes, body parsing, metrics and logging, but no listen (the
+ * server module owns TLS and sockets, tests use `inject`).
+ */
+
+import Fastify, { LogController } from 'fastify'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import type { ServerOptions as HttpsOptions } from 'node:https'
+import type { Logger } from 'pino'
+import type { Admission, ReviewOutcome } from '../admission/webhook.ts'
+import { WEBHOOKS } from '../admission/review.ts'
+import type { WebhookName } from '../admission/review.ts'
+import { EMPTY_BODY_MESSAGE, acceptJsonOnly } from './body.ts'
+import type { Metrics } from './metrics.ts'
+
+/** Two objects of up to 3 MiB each, plus the envelope (DESIGN §7). */
+export const BODY_LIMIT_BYTES = 7 * 1024 * 1024
+
+export interface AdmissionAppOptions {
+  readonly admission: Admission
+  readonly logger: Logger
+  readonly metrics: Metrics
+  /** TLS options; absent only for `inject` tests. */
+  readonly https?: HttpsOptions
+  /** Socket tuning passed through to Fastify (keep-alive, timeouts). */
+  readonly server?: Pick<
+    FastifyServerOptions,
+    'keepAliveTimeout' | 'requestTimeout' | 'connectionTimeout' | 'maxRequestsPerSocket'
+  >
+}
+
+export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance {
+  const { admission, logger, metrics } = options
+  const app = Fastify({
+    loggerInstance: logger,
+    // One line per review is logged by the route itself; Fastify's own per-request lines are noise.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Requests that arrive during a drain are still answered (on a closing connection): a 503
+    // would count as a webhook failure at the API server.
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    ...(options.https ? { https: options.https } : {}),
+    ...options.server,
+  }) as unknown as FastifyInstance
+
+  acceptJsonOnly(app)
+  instrument(app, metrics)
+
+  app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
+    const status =
+      error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500
+    if (status >= 500) request.log.error({ err: error }, 'request failed')
+    else request.log.debug({ err: error }, 'rejected malformed request')
+    return reply.code(status).send({ code: status, message: error.message })
+  })
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ code: 404, message: `no route for ${request.method} ${request.url}` }),
+  )
+
+  for (const webhook of WEBHOOKS) {
+    app.post(`/${webhook}`, async (request, reply) => {
+      if (request.body === undefined) {
+        return reply.code(400).send({ code: 400, message: EMPTY_BODY_MESSAGE })
+      }
+      const outcome = await admission.review(request.body, webhook)
+      logOutcome(logger, webhook, outcome)
+      if (!outcome.ok) return reply.code(400).send({ code: 400, message: outcome.message })
+      return outcome.review
+    })
+  }
+  return app
+}
+
+/** controller-runtime's webhook metrics, labelled by path; counted on close so aborts count too. */
+function instrument(app: FastifyInstance, metrics: Metrics): void {
+  const paths = new Set(WEBHOOKS.map((w) => `/${w}`))
+  app.addHook('onRequest', (request, reply, done) => {
+    const path = request.routeOptions.url
+    if (path === undefined || !paths.has(path)) {
+      done()
+      return
+    }
+    const started = process.hrtime.bigint()
+    metrics.inFlight.inc({ webhook: path })
+    reply.raw.once('close', () => {
+      metrics.inFlight.dec({ webhook: path })
+      metrics.latency.observe({ webhook: path }, Number(process.hrtime.bigint() - started) / 1e9)
+      metrics.requests.inc({ webhook: path, code: String(reply.raw.statusCode) })
+    })
+    done()
+  })
+}
+
+function logOutcome(logger: Logger, webhook: WebhookName, outcome: ReviewOutcome): void {
+  if (!outcome.ok) {
+    logger.debug(
+      { webhook, reason: outcome.message },
+      'rejected a body that is not an AdmissionReview',
+    )
+    return
+  }
+  const { response } = outcome.review
+  const request = outcome.request
+  const fields = {
+    webhook,
+    uid: response.uid,
+    kind: request?.kind.kind,
+    namespace: request?.namespace,
+    name: request?.name,
+    operation: request?.operation,
+    allowed: response.allowed,
+    code: response.status?.code,
+    patched: response.patch !== undefined,
+  }
+  if (outcome.error !== undefined)
+    logger.error({ ...fields, err: outcome.error }, 'admission failed')
+  else if (!response.allowed)
+    logger.info({ ...fields, reason: response.status?.message }, 'admission denied')
+  else if (response.patch !== undefined) logger.info(fields, 'admission patched')
+  else logger.debug(fields, 'admission allowed')
+}

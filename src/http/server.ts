@@ -1,0 +1,152 @@
+/**
+ * The running service: the admission app on HTTPS, the probe app on plain HTTP, certificate
+ * reloading, readiness, and the graceful shutdown sequence (not ready → delay → drain → close).
+ */
+
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Server as HttpsServer } from 'node:https'
+import type { SecureContextOptions } from 'node:tls'
+import type { Logger } from 'pino'
+import type { Admission } from '../admission/webhook.ts'
+import type { ClusterView } from '../cluster/view.ts'
+import { buildAdmissionApp } from './app.ts'
+import { CertificateWatcher } from './certificates.ts'
+import { createMetrics } from './metrics.ts'
+import type { Metrics } from './metrics.ts'
+import { buildProbeApp } from './probes.ts'
+import { Readiness } from './readiness.ts'
+
+/**
+ * TLS 1.2 with forward-secret AEAD suites only (Mozilla "intermediate"); TLS 1.3 suites are
+ * Node's defaults, all AEAD.
+ */
+export const TLS_OPTIONS = {
+  minVersion: 'TLSv1.2',
+  ciphers: [
+    'TLS_AES_128_GCM_SHA256',
+    'TLS_AES_256_GCM_SHA384',
+    'TLS_CHACHA20_POLY1305_SHA256',
+    'ECDHE-ECDSA-AES128-GCM-SHA256',
+    'ECDHE-RSA-AES128-GCM-SHA256',
+    'ECDHE-ECDSA-AES256-GCM-SHA384',
+    'ECDHE-RSA-AES256-GCM-SHA384',
+    'ECDHE-ECDSA-CHACHA20-POLY1305',
+    'ECDHE-RSA-CHACHA20-POLY1305',
+  ].join(':'),
+  honorCipherOrder: true,
+} as const satisfies SecureContextOptions
+
+export interface ServerConfig {
+  readonly host: string
+  readonly port: number
+  readonly probeHost: string
+  readonly probePort: number
+  readonly certDir: string
+  readonly certPollIntervalMs: number
+  /** Time between turning unready and closing the listener, for endpoints to stop routing here. */
+  readonly shutdownDelayMs: number
+  /** How long in-flight requests may take to finish before connections are cut. */
+  readonly drainTimeoutMs: number
+  /** Idle keep-alive; longer than the API server's 90 s pool timeout so it closes first. */
+  readonly keepAliveTimeoutMs: number
+}
+
+export interface RunningServer {
+  readonly admissionUrl: string
+  readonly probeUrl: string
+  readonly readiness: Readiness
+  readonly metrics: Metrics
+  /** Graceful shutdown; resolves when everything is closed. Safe to call more than once. */
+  close(): Promise<void>
+}
+
+export async function startServer(
+  config: ServerConfig,
+  deps: { readonly admission: Admission; readonly view: ClusterView; readonly logger: Logger },
+): Promise<RunningServer> {
+  const { logger, view } = deps
+  const metrics = createMetrics()
+  const readiness = new Readiness()
+
+  const app = buildAdmissionApp({
+    admission: deps.admission,
+    logger,
+    metrics,
+    // No certificate yet: handshakes fail until the watcher installs one.
+    https: { ...TLS_OPTIONS },
+    server: {
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      requestTimeout: 30_000,
+      maxRequestsPerSocket: 0,
+    },
+  })
+  // Fastify types its server as http.Server whatever the options; with `https` it is an https.Server.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
+  const tlsServer = app.server as HttpsServer
+  tlsServer.headersTimeout = 10_000
+
+  let draining = false
+  app.addHook('onSend', async (_request, reply) => {
+    // Tell keep-alive clients to reconnect elsewhere once the drain has begun.
+    if (draining) void reply.header('connection', 'close')
+  })
+
+  const certificates = new CertificateWatcher({
+    dir: config.certDir,
+    pollIntervalMs: config.certPollIntervalMs,
+    logger,
+    onPair: (pair) => {
+      tlsServer.setSecureContext({ ...TLS_OPTIONS, cert: pair.cert, key: pair.key })
+      metrics.certificateNotAfter.set(pair.notAfter.getTime() / 1000)
+      metrics.certificateReloads.inc({ result: 'loaded' })
+    },
+    onRejected: () => {
+      metrics.certificateReloads.inc({ result: 'rejected' })
+    },
+  })
+  readiness.require('serving certificate loaded', () => certificates.current !== undefined)
+  readiness.require('cluster view synced', () => {
+    const synced = view.isSynced()
+    metrics.viewSynced.set(synced ? 1 : 0)
+    return synced
+  })
+
+  const probes = buildProbeApp({ logger, metrics, readiness })
+  const probeUrl = await probes.listen({ host: config.probeHost, port: config.probePort })
+  try {
+    await certificates.start()
+    const admissionUrl = await app.listen({ host: config.host, port: config.port })
+    logger.info({ admissionUrl, probeUrl }, 'mcp-admission serving')
+
+    let closing: Promise<void> | undefined
+    const close = async (): Promise<void> => {
+      readiness.beginShutdown()
+      logger.info(
+        { delayMs: config.shutdownDelayMs },
+        'shutting down: not ready, waiting before drain',
+      )
+      await sleep(config.shutdownDelayMs)
+      draining = true
+      const cut = setTimeout(() => {
+        logger.warn('drain timeout: closing remaining connections')
+        tlsServer.closeAllConnections()
+      }, config.drainTimeoutMs)
+      await app.close()
+      clearTimeout(cut)
+      certificates.stop()
+      await probes.close()
+      logger.info('shutdown complete')
+    }
+    return {
+      admissionUrl,
+      probeUrl,
+      readiness,
+      metrics,
+      close: () => (closing ??= close()),
+    }
+  } catch (error) {
+    certificates.stop()
+    await probes.close()
+    throw error
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Field-addressed violations rendered the way Kubernetes renders them
+ * (k8s.io/apimachinery/pkg/util/validation/field), so users read the same words from this webhook
+ * as from the API server: `spec.validating[1].url: Invalid value: "http://x": must use https`.
+ */
+
+export const VIOLATION_TYPES = {
+  required: 'FieldValueRequired',
+  invalid: 'FieldValueInvalid',
+  notSupported: 'FieldValueNotSupported',
+  duplicate: 'FieldValueDuplicate',
+  forbidden: 'FieldValueForbidden',
+  tooLong: 'FieldValueTooLong',
+} as const
+export type ViolationType = (typeof VIOLATION_TYPES)[keyof typeof VIOLATION_TYPES]
+
+export interface FieldViolation {
+  readonly type: ViolationType
+  /** Dotted path with indices: `spec.validating[1].url`; empty for the whole object. */
+  readonly field: string
+  readonly value?: unknown
+  readonly detail: string
+}
+
+const LABELS: Record<ViolationType, string> = {
+  FieldValueRequired: 'Required value',
+  FieldValueInvalid: 'Invalid value',
+  FieldValueNotSupported: 'Unsupported value',
+  FieldValueDuplicate: 'Duplicate value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueTooLong: 'Too long',
+}
+
+/** Types whose rendering includes the offending value, as in apimachinery. */
+const SHOWS_VALUE = new Set<ViolationType>([
+  'FieldValueInvalid',
+  'FieldValueNotSupported',
+  'FieldValueDuplicate',
+])
+
+/** Renders one violation as `field: Label: "value": detail`. */
+export function formatViolation(violation: FieldViolation): string {
+  const parts: string[] = [LABELS[violation.type]]
+  if (SHOWS_VALUE.has(violation.type) && violation.value !== undefined) {
+    parts.push(renderValue(violation.value))
+  }
+  if (violation.detail !== '') parts.push(violation.detail)
+  const body = parts.join(': ')
+  return violation.field === '' ? body : `${violation.field}: ${body}`
+}
+
+/** Renders a list like apimachinery's aggregate: one message, violations joined by `, `. */
+export function formatViolations(violations: readonly FieldViolation[]): string {
+  const messages = violations.map(formatViolation)
+  return messages.length === 1 ? (messages[0] ?? '') : `[${messages.join(', ')}]`
+}
+
+function renderValue(value: unknown): string {
+  // Values come from JSON: strings and containers render as JSON, numbers and booleans as is.
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return JSON.stringify(value)
+}
+
+export const violation = {
+  required: (field: string, detail = ''): FieldViolation => ({
+    type: 'FieldValueRequired',
+    field,
+    detail,
+  }),
+  invalid: (field: string, value: unknown, detail: string): FieldViolation => ({
+    type: 'FieldValueInvalid',
+    field,
+    value,
+    detail,
+  }),
+  notSupported: (field: string, value: unknown, supported: readonly string[]): FieldViolation => ({
+    type: 'FieldValueNotSupported',
+    field,
+    value,
+    detail: `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
+  }),
+  duplicate: (field: string, value: unknown): FieldViolation => ({
+    type: 'FieldValueDuplicate',
+    field,
+    value,
+    detail: '',
+  }),
+  forbidden: (field: string, detail: string): FieldViolation => ({
+    type: 'FieldValueForbidden',
+    field,
+    detail,
+  }),
+  tooLong: (field: string, max: number): FieldViolation => ({
+    type: 'FieldValueTooLong',
+    field,
+    detail: `may not be more than ${max} bytes`,
+  }),
+}

@@ -1,0 +1,73 @@
+/**
+ * The minimal, defensive view of Kubernetes objects that policies work with. Objects arrive from
+ * the wire or from files, so every field is treated as possibly absent or of the wrong type.
+ */
+
+export type JsonObject = { [key: string]: unknown }
+
+export interface OwnerReference {
+  apiVersion?: unknown
+  kind?: unknown
+  name?: unknown
+  uid?: unknown
+  controller?: unknown
+}
+
+export interface ObjectMeta {
+  name?: unknown
+  namespace?: unknown
+  uid?: unknown
+  generation?: unknown
+  labels?: unknown
+  annotations?: unknown
+  ownerReferences?: unknown
+  [key: string]: unknown
+}
+
+export interface KubeObject {
+  apiVersion?: unknown
+  kind?: unknown
+  metadata?: ObjectMeta
+  [key: string]: unknown
+}
+
+/** True for a plain JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The value when it is a string map (every value a string), else undefined. */
+export function stringMap(value: unknown): Record<string, string> | undefined {
+  if (!isRecord(value)) return undefined
+  for (const key of Object.keys(value)) if (typeof value[key] !== 'string') return undefined
+  return value as Record<string, string>
+}
+
+/** The API group of an apiVersion (`apps/v1` → `apps`, `v1` → ``). */
+export function groupOf(apiVersion: unknown): string | undefined {
+  if (typeof apiVersion !== 'string') return undefined
+  const slash = apiVersion.indexOf('/')
+  return slash === -1 ? '' : apiVersion.slice(0, slash)
+}
+
+/**
+ * Sets `target[key] = value` as an own data property. Plain assignment would invoke the
+ * `__proto__` setter for a (legal) map key named `__proto__`.
+ */
+export function setOwn(target: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  })
+}
+
+/** Returns `parent[key]` as an object, creating an empty one when absent or not an object. */
+export function ensureRecord(parent: JsonObject, key: string): JsonObject {
+  const existing = parent[key]
+  if (isRecord(existing)) return existing
+  const created: JsonObject = {}
+  setOwn(parent, key, created)
+  return created
+}

@@ -1,0 +1,59 @@
+/** Builders for the objects and reviews tests send. */
+
+import { requestFor, reviewOf } from '../../src/admission/request.ts'
+import type { PatchOperation } from '../../src/admission/patch.ts'
+import type {
+  AdmissionResponse,
+  AdmissionReviewRequest,
+  Operation,
+} from '../../src/admission/review.ts'
+import type { KubeObject } from '../../src/policy/kube.ts'
+
+export const RUNCONFIG_LABELS = {
+  'toolhive.stacklok.io/component': 'run-config',
+  'toolhive.stacklok.io/mcp-server': 'demo',
+  'toolhive.stacklok.io/managed-by': 'toolhive-operator',
+}
+
+/** The DESIGN §4.1 test vector ConfigMap and its checksum. */
+export const VECTOR_CHECKSUM = '7220370996b543fcd3149832323a57477e6c9b8698fa3119831352da3487a989'
+
+export function runConfigMap(
+  overrides: { data?: Record<string, string>; annotations?: Record<string, string> } = {},
+): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'demo-runconfig',
+      namespace: 'default',
+      labels: { ...RUNCONFIG_LABELS },
+      ...(overrides.annotations ? { annotations: overrides.annotations } : {}),
+    },
+    data: overrides.data ?? { 'runconfig.json': '{\n  "name": "demo"\n}' },
+  }
+}
+
+export function review(
+  object: KubeObject,
+  options: {
+    operation?: Operation
+    apiVersion?: AdmissionReviewRequest['apiVersion']
+    uid?: string
+  } = {},
+): AdmissionReviewRequest {
+  const built = reviewOf(
+    requestFor(object, {
+      operation: options.operation ?? 'CREATE',
+      uid: options.uid ?? 'test-uid-1',
+    }),
+  )
+  return options.apiVersion ? { ...built, apiVersion: options.apiVersion } : built
+}
+
+/** The JSON Patch in a response, decoded (empty when there is none). */
+export function patchOf(response: AdmissionResponse): PatchOperation[] {
+  return response.patch === undefined
+    ? []
+    : (JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as PatchOperation[])
+}
