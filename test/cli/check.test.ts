@@ -1,0 +1,100 @@
+import t from 'tap'
+import { join } from 'node:path'
+import { parseAllDocuments } from 'yaml'
+import { runCli } from '../helpers/cli.ts'
+import { VECTOR_CHECKSUM } from '../helpers/objects.ts'
+
+const CONFIGMAP_YAML = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: demo-runconfig
+  labels:
+    toolhive.stacklok.io/component: run-config
+    toolhive.stacklok.io/mcp-server: demo
+    toolhive.stacklok.io/managed-by: toolhive-operator
+data:
+  runconfig.json: |-
+    {
+      "name": "demo"
+    }
+`
+
+t.test('check admits files and reports what changed (exit 0)', async (t) => {
+  const dir = t.testdir({
+    'app.yaml': `${CONFIGMAP_YAML}---\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n`,
+  })
+  const result = await runCli(['check', dir])
+  t.equal(result.code, 0)
+  t.match(
+    result.stdout,
+    /admitted ConfigMap default\/demo-runconfig: mutated \(1 patch operations\)\n {4}add \/metadata\/annotations/,
+  )
+  t.match(result.stdout, /admitted Service default\/web: unchanged/)
+  t.match(result.stdout, /2 admitted \(1 mutated\), 0 denied\n$/)
+})
+
+t.test('--output yaml prints the admitted objects; the report goes to stderr', async (t) => {
+  const dir = t.testdir({ 'cm.yaml': CONFIGMAP_YAML })
+  const result = await runCli(['check', '--namespace', 'tools', '-o', 'yaml', join(dir, 'cm.yaml')])
+  t.equal(result.code, 0)
+  const [doc] = parseAllDocuments(result.stdout).map(
+    (d) => d.toJS() as { metadata: { namespace: string; annotations: Record<string, string> } },
+  )
+  t.equal(doc?.metadata.namespace, 'tools')
+  t.equal(doc?.metadata.annotations['toolhive.stacklok.dev/content-checksum'], VECTOR_CHECKSUM)
+  t.match(result.stderr, /1 admitted/)
+})
+
+t.test('--output json prints a v1 List', async (t) => {
+  const dir = t.testdir({
+    'cm.json': JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'plain' }, data: { a: 'b' } },
+      ],
+    }),
+  })
+  const result = await runCli(['check', '-o', 'json', dir])
+  t.equal(result.code, 0)
+  t.match(JSON.parse(result.stdout), {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [{ kind: 'ConfigMap', metadata: { name: 'plain' } }],
+  })
+})
+
+t.test('a denied object makes check exit 1 and names the field', async (t) => {
+  const dir = t.testdir({
+    'bad.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x-runconfig\n  labels: {toolhive.stacklok.io/component: run-config}\ndata:\n  port: 8080\n',
+  })
+  const result = await runCli(['check', dir])
+  t.equal(result.code, 1)
+  t.match(
+    result.stdout,
+    /DENIED {3}ConfigMap default\/x-runconfig by the mutate webhook:\n {4}data\[port\]: Invalid value: 8080: must be a string/,
+  )
+  t.match(result.stdout, /0 admitted \(0 mutated\), 1 denied/)
+})
+
+t.test('bad files exit 2 with the file and document named', async (t) => {
+  const dir = t.testdir({
+    'broken.yaml': 'kind: ConfigMap\n---\nfoo: [\n',
+    'scalar.yaml': '42\n',
+    'nokind.yaml': 'metadata: {}\n',
+  })
+  t.match(await runCli(['check', join(dir, 'broken.yaml')]), {
+    code: 2,
+    stderr: /broken\.yaml, document 2: /,
+  })
+  t.match(await runCli(['check', join(dir, 'scalar.yaml')]), {
+    code: 2,
+    stderr: /scalar\.yaml, document 1: expected an object, got number/,
+  })
+  t.match(await runCli(['check', join(dir, 'nokind.yaml')]), {
+    code: 2,
+    stderr: /object has no kind/,
+  })
+  t.match(await runCli(['check']), { code: 2, stderr: /missing required argument/ })
+})

@@ -1,0 +1,75 @@
+import t from 'tap'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { runCli } from '../helpers/cli.ts'
+import { VECTOR_CHECKSUM, patchOf, review, runConfigMap } from '../helpers/objects.ts'
+import type { AdmissionReviewResponse } from '../../src/admission/review.ts'
+
+const SAMPLE = 'samples/reviews/runconfig-configmap-create.json'
+
+t.test('the shipped sample review is patched with the DESIGN §4.1 checksum (exit 0)', async (t) => {
+  const result = await runCli(['review', SAMPLE])
+  t.equal(result.code, 0)
+  const answer = JSON.parse(result.stdout) as AdmissionReviewResponse
+  t.equal(answer.response.uid, 'b3a3f1a2-0000-4000-8000-000000000001')
+  t.match(patchOf(answer.response), [
+    {
+      op: 'add',
+      path: '/metadata/annotations',
+      value: { 'toolhive.stacklok.dev/content-checksum': VECTOR_CHECKSUM },
+    },
+  ])
+})
+
+t.test('reads the review from stdin with -, and --webhook validate never patches', async (t) => {
+  const result = await runCli(
+    ['review', '--webhook', 'validate', '-'],
+    JSON.stringify(review(runConfigMap())),
+  )
+  t.equal(result.code, 0)
+  const answer = JSON.parse(result.stdout) as AdmissionReviewResponse
+  t.equal(answer.response.allowed, true)
+  t.equal(answer.response.patch, undefined)
+})
+
+t.test('exit 2 for bad input and usage, with a message on stderr', async (t) => {
+  const dir = t.testdir({ 'broken.json': '{', 'not-review.json': '{"kind":"Pod"}' })
+  const cases: [string, string[], RegExp][] = [
+    ['missing file', ['review', join(dir, 'absent.json')], /ENOENT/],
+    ['invalid JSON', ['review', join(dir, 'broken.json')], /not valid JSON/],
+    ['not a review', ['review', join(dir, 'not-review.json')], /invalid AdmissionReview/],
+    [
+      'unknown webhook',
+      ['review', '--webhook', 'other', SAMPLE],
+      /Allowed choices are mutate, validate/,
+    ],
+    ['unknown command', ['frobnicate'], /unknown command|too many arguments/],
+    ['bad objects path', ['review', '--objects', join(dir, 'nowhere'), SAMPLE], /nowhere: ENOENT/],
+  ]
+  for (const [name, args, message] of cases) {
+    const result = await runCli(args)
+    t.equal(result.code, 2, name)
+    t.match(result.stderr, message, name)
+    t.equal(result.stdout, '', `${name}: nothing on stdout`)
+  }
+})
+
+t.test('an in-band 400 (readable uid, broken request) prints the review and exits 2', async (t) => {
+  const body = review(runConfigMap())
+  const dir = t.testdir({})
+  const file = join(dir, 'bad-op.json')
+  await writeFile(
+    file,
+    JSON.stringify({ ...body, request: { ...body.request, operation: 'PATCH' } }),
+  )
+  const result = await runCli(['review', file])
+  t.equal(result.code, 2)
+  t.equal((JSON.parse(result.stdout) as AdmissionReviewResponse).response.status?.code, 400)
+})
+
+t.test('--help and --version exit 0', async (t) => {
+  t.equal((await runCli(['--version'])).code, 0)
+  const help = await runCli(['review', '--help'])
+  t.equal(help.code, 0)
+  t.match(help.stdout, /--webhook <name>/)
+})

@@ -1,0 +1,44 @@
+/** An admission app for `inject` tests, with its metrics. */
+
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
+import type { Logger } from 'pino'
+import { createAdmission } from '../../src/admission/webhook.ts'
+import { MemoryView } from '../../src/cluster/memory-view.ts'
+import { buildAdmissionApp } from '../../src/http/app.ts'
+import { createMetrics } from '../../src/http/metrics.ts'
+import type { KubeObject } from '../../src/policy/kube.ts'
+
+/** A logger that keeps its JSON lines in memory, for assertions on what is logged. */
+export function memoryLogger(level = 'debug'): {
+  logger: Logger
+  lines: () => Record<string, unknown>[]
+} {
+  const chunks: string[] = []
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk.toString('utf8'))
+      callback()
+    },
+  })
+  return {
+    logger: pino({ level }, sink),
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  }
+}
+
+export function testApp(objects: KubeObject[] = []) {
+  const metrics = createMetrics()
+  const log = memoryLogger()
+  const app = buildAdmissionApp({
+    admission: createAdmission({ view: new MemoryView(objects) }),
+    logger: log.logger,
+    metrics,
+  })
+  return { app, metrics, logLines: log.lines }
+}

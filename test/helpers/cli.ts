@@ -1,0 +1,29 @@
+/** Runs the CLI in-process with captured streams. */
+
+import { PassThrough, Readable } from 'node:stream'
+import { run } from '../../src/cli/program.ts'
+
+export interface CliResult {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export async function runCli(args: string[], stdin = ''): Promise<CliResult> {
+  const stdout = new PassThrough()
+  const stderr = new PassThrough()
+  const out: string[] = []
+  const err: string[] = []
+  stdout.on('data', (c: Buffer) => out.push(c.toString('utf8')))
+  stderr.on('data', (c: Buffer) => err.push(c.toString('utf8')))
+  const code = await run(args, {
+    stdout,
+    stderr,
+    stdin: Readable.from([stdin]),
+    env: {},
+    runUntilSignal: () => {
+      throw new Error('serve is not run in-process by these tests')
+    },
+  })
+  return { code, stdout: out.join(''), stderr: err.join('') }
+}

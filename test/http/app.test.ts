@@ -1,0 +1,187 @@
+import t from 'tap'
+import { BODY_LIMIT_BYTES } from '../../src/http/app.ts'
+import { testApp } from '../helpers/app.ts'
+import { patchOf, review, runConfigMap } from '../helpers/objects.ts'
+import type { AdmissionReviewResponse } from '../../src/admission/review.ts'
+
+const json = { 'content-type': 'application/json' }
+
+t.test('a review is answered with HTTP 200 and the verdict inside', async (t) => {
+  const { app } = testApp()
+  const reply = await app.inject({
+    method: 'POST',
+    url: '/mutate',
+    headers: json,
+    payload: review(runConfigMap()),
+  })
+  t.equal(reply.statusCode, 200)
+  t.match(reply.headers['content-type'], /^application\/json/)
+  const answer = reply.json<AdmissionReviewResponse>()
+  t.equal(answer.response.uid, 'test-uid-1')
+  t.equal(patchOf(answer.response).length, 1)
+})
+
+t.test('charset parameters on the content type are fine', async (t) => {
+  const { app } = testApp()
+  const reply = await app.inject({
+    method: 'POST',
+    url: '/validate',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    payload: JSON.stringify(review(runConfigMap())),
+  })
+  t.equal(reply.statusCode, 200)
+  t.equal(reply.json<AdmissionReviewResponse>().response.patch, undefined)
+})
+
+t.test('malformed requests get a 4xx with a message, never a 500', async (t) => {
+  const { app } = testApp()
+  const valid = JSON.stringify(review(runConfigMap()))
+  const withoutRequest = JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+  })
+  const withoutUid = valid.replace('"uid":"test-uid-1",', '')
+  const cases: {
+    name: string
+    headers: Record<string, string>
+    payload?: string
+    status: number
+    message: RegExp
+  }[] = [
+    {
+      name: 'empty body with JSON type',
+      headers: json,
+      payload: '',
+      status: 400,
+      message: /request body is empty/,
+    },
+    { name: 'empty body, no type', headers: {}, status: 400, message: /request body is empty/ },
+    {
+      name: 'wrong content type',
+      headers: { 'content-type': 'text/plain' },
+      payload: valid,
+      status: 400,
+      message: /unsupported content type text\/plain/,
+    },
+    {
+      name: 'YAML is not accepted',
+      headers: { 'content-type': 'application/yaml' },
+      payload: 'a: 1',
+      status: 400,
+      message: /unsupported content type/,
+    },
+    { name: 'truncated JSON', headers: json, payload: '{', status: 400, message: /not valid JSON/ },
+    {
+      name: 'missing request',
+      headers: json,
+      payload: withoutRequest,
+      status: 400,
+      message: /request: Required value/,
+    },
+    {
+      name: 'missing uid',
+      headers: json,
+      payload: withoutUid,
+      status: 400,
+      message: /request\.uid: Required value/,
+    },
+    {
+      name: 'a JSON string',
+      headers: json,
+      payload: '"AdmissionReview"',
+      status: 400,
+      message: /must be object/,
+    },
+  ]
+  for (const c of cases) {
+    const reply = await app.inject({
+      method: 'POST',
+      url: '/mutate',
+      headers: c.headers,
+      ...(c.payload === undefined ? {} : { payload: c.payload }),
+    })
+    t.equal(reply.statusCode, c.status, c.name)
+    t.match(reply.json<{ message: string }>().message, c.message, c.name)
+  }
+})
+
+t.test('an 8 MiB body is refused with 413; 7 MiB is the limit', async (t) => {
+  const { app } = testApp()
+  t.equal(BODY_LIMIT_BYTES, 7 * 1024 * 1024)
+  const big = runConfigMap({ data: { 'runconfig.json': 'x'.repeat(8 * 1024 * 1024) } })
+  const reply = await app.inject({
+    method: 'POST',
+    url: '/mutate',
+    headers: json,
+    payload: JSON.stringify(review(big)),
+  })
+  t.equal(reply.statusCode, 413)
+  t.match(reply.json<{ message: string }>().message, /body/i)
+
+  const fits = runConfigMap({ data: { 'runconfig.json': 'x'.repeat(6 * 1024 * 1024) } })
+  const ok = await app.inject({
+    method: 'POST',
+    url: '/mutate',
+    headers: json,
+    payload: JSON.stringify(review(fits)),
+  })
+  t.equal(ok.statusCode, 200, 'a large object under the limit is admitted')
+})
+
+t.test('unknown paths and methods are 404 with a message', async (t) => {
+  const { app } = testApp()
+  for (const [method, url] of [
+    ['GET', '/mutate'],
+    ['POST', '/other'],
+  ] as const) {
+    const reply = await app.inject({ method, url })
+    t.equal(reply.statusCode, 404)
+    t.match(reply.json<{ message: string }>().message, /no route/)
+  }
+})
+
+t.test('controller-runtime metrics count requests by webhook and code', async (t) => {
+  const { app, metrics } = testApp()
+  await app.inject({
+    method: 'POST',
+    url: '/mutate',
+    headers: json,
+    payload: review(runConfigMap()),
+  })
+  await app.inject({ method: 'POST', url: '/mutate', headers: json, payload: '{' })
+  await app.inject({
+    method: 'POST',
+    url: '/validate',
+    headers: json,
+    payload: review(runConfigMap()),
+  })
+  await app.inject({ method: 'POST', url: '/elsewhere', headers: json, payload: '{}' })
+  const text = await metrics.registry.metrics()
+  t.match(text, /controller_runtime_webhook_requests_total\{webhook="\/mutate",code="200"\} 1/)
+  t.match(text, /controller_runtime_webhook_requests_total\{webhook="\/mutate",code="400"\} 1/)
+  t.match(text, /controller_runtime_webhook_requests_total\{webhook="\/validate",code="200"\} 1/)
+  t.notMatch(text, /elsewhere/)
+  t.match(text, /controller_runtime_webhook_latency_seconds_count\{webhook="\/mutate"\} 2/)
+  t.match(text, /controller_runtime_webhook_requests_in_flight\{webhook="\/mutate"\} 0/)
+})
+
+t.test('logs carry uid, kind, namespace, name and operation, never the object', async (t) => {
+  const { app, logLines } = testApp()
+  await app.inject({
+    method: 'POST',
+    url: '/mutate',
+    headers: json,
+    payload: review(runConfigMap()),
+  })
+  const line = logLines().find((l) => l.msg === 'admission patched')
+  t.match(line, {
+    uid: 'test-uid-1',
+    kind: 'ConfigMap',
+    namespace: 'default',
+    name: 'demo-runconfig',
+    operation: 'CREATE',
+    webhook: 'mutate',
+    level: 30,
+  })
+  t.notMatch(JSON.stringify(logLines()), /runconfig\.json/, 'no object content in the logs')
+})
