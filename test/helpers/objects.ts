@@ -18,8 +18,9 @@ export const RUNCONFIG_LABELS = {
 /** The DESIGN §4.1 test vector ConfigMap and its checksum. */
 export const VECTOR_CHECKSUM = '7220370996b543fcd3149832323a57477e6c9b8698fa3119831352da3487a989'
 
+/** The DESIGN §4.1 test vector ConfigMap; fields are loosely typed so tests can break them. */
 export function runConfigMap(
-  overrides: { data?: Record<string, string>; annotations?: Record<string, string> } = {},
+  overrides: { data?: unknown; labels?: unknown; annotations?: unknown; binaryData?: unknown } = {},
 ): KubeObject {
   return {
     apiVersion: 'v1',
@@ -27,10 +28,11 @@ export function runConfigMap(
     metadata: {
       name: 'demo-runconfig',
       namespace: 'default',
-      labels: { ...RUNCONFIG_LABELS },
-      ...(overrides.annotations ? { annotations: overrides.annotations } : {}),
+      labels: overrides.labels ?? { ...RUNCONFIG_LABELS },
+      ...(overrides.annotations === undefined ? {} : { annotations: overrides.annotations }),
     },
     data: overrides.data ?? { 'runconfig.json': '{\n  "name": "demo"\n}' },
+    ...(overrides.binaryData === undefined ? {} : { binaryData: overrides.binaryData }),
   }
 }
 

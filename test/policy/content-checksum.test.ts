@@ -9,30 +9,11 @@ import {
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { isRefused } from '../../src/policy/result.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
-
-const VECTOR_LABELS = {
-  'toolhive.stacklok.io/component': 'run-config',
-  'toolhive.stacklok.io/mcp-server': 'demo',
-  'toolhive.stacklok.io/managed-by': 'toolhive-operator',
-}
-const VECTOR_CHECKSUM = '7220370996b543fcd3149832323a57477e6c9b8698fa3119831352da3487a989'
-
-function configMap(
-  extra: { data?: unknown; labels?: unknown; annotations?: unknown; binaryData?: unknown } = {},
-): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: 'demo-runconfig',
-      namespace: 'default',
-      labels: extra.labels ?? VECTOR_LABELS,
-      ...(extra.annotations === undefined ? {} : { annotations: extra.annotations }),
-    },
-    data: extra.data ?? { 'runconfig.json': '{\n  "name": "demo"\n}' },
-    ...(extra.binaryData === undefined ? {} : { binaryData: extra.binaryData }),
-  }
-}
+import {
+  RUNCONFIG_LABELS as VECTOR_LABELS,
+  VECTOR_CHECKSUM,
+  runConfigMap as configMap,
+} from '../helpers/objects.ts'
 
 function checksumOf(object: KubeObject): string {
   const result = contentChecksum(object)
