@@ -8,6 +8,7 @@ import { loadObjects } from '../cluster/load-objects.ts'
 import type { ClusterView } from '../cluster/view.ts'
 import { startServer } from '../http/server.ts'
 import type { RunningServer } from '../http/server.ts'
+import type { Logger } from 'pino'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 import { createLogger } from './logger.ts'
@@ -40,12 +41,21 @@ export async function startFromConfig(config: ServeConfig, io: CliIo): Promise<R
     if (created)
       logger.info({ certDir: config.server.certDir }, 'generated development certificates')
   }
-  const view = await createView(config)
-  const running = await startServer(config.server, {
+  const { view, stop: stopView } = await createView(config, logger)
+  const server = await startServer(config.server, {
     admission: createAdmission({ view }),
     view,
     logger,
+  }).catch(async (error: unknown) => {
+    await stopView()
+    throw error
   })
+  let closing: Promise<void> | undefined
+  const running: RunningServer = {
+    ...server,
+    // The view outlives the drain: requests still in flight may read it.
+    close: () => (closing ??= server.close().then(stopView)),
+  }
   if (config.view.kind === 'embedded') {
     logger.info(
       {
@@ -58,15 +68,29 @@ export async function startFromConfig(config: ServeConfig, io: CliIo): Promise<R
   return running
 }
 
-async function createView(config: ServeConfig): Promise<ClusterView> {
+async function createView(
+  config: ServeConfig,
+  logger: Logger,
+): Promise<{ view: ClusterView; stop: () => Promise<void> }> {
   switch (config.view.kind) {
     case 'embedded':
     case 'files':
-      return new MemoryView(await loadObjects(config.view.objects))
-    case 'cluster':
-      throw new UsageError(
-        'a cluster is configured (in a pod or via --kubeconfig/KUBECONFIG) but this build has no ' +
-          'cluster-backed view yet; pass --objects to serve from files',
+      return { view: new MemoryView(await loadObjects(config.view.objects)), stop: async () => {} }
+    case 'cluster': {
+      // Loaded only here: the client is not needed for files or the embedded default.
+      const { KubeConfig } = await import('@kubernetes/client-node')
+      const { KubeApi } = await import('../cluster/kube-api.ts')
+      const { KubeView } = await import('../cluster/kube-view.ts')
+      const kubeConfig = new KubeConfig()
+      if (config.view.kubeconfig === undefined) kubeConfig.loadFromCluster()
+      else kubeConfig.loadFromFile(config.view.kubeconfig)
+      const view = new KubeView({ api: new KubeApi(kubeConfig), logger })
+      view.start()
+      logger.info(
+        { server: kubeConfig.getCurrentCluster()?.server },
+        'reading the cluster: not ready until every watch has synced',
       )
+      return { view, stop: () => view.stop() }
+    }
   }
 }

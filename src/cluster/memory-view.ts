@@ -39,6 +39,16 @@ export class MemoryView implements ClusterView {
     if (ref !== undefined) this.#webhookConfigRefs.get(`${key.namespace}/${ref}`)?.delete(key.name)
   }
 
+  /** The keys of every held object of `kind`. */
+  keysOf(kind: ViewKind): ObjectKey[] {
+    const keys: ObjectKey[] = []
+    for (const object of this.#objects.values()) {
+      const key = object.kind === kind ? objectKey(object) : undefined
+      if (key) keys.push(key)
+    }
+    return keys
+  }
+
   get size(): number {
     return this.#objects.size
   }

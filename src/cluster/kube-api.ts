@@ -1,0 +1,173 @@
+/**
+ * The few raw reads the cluster view makes: GET an object or a list page, and stream a watch.
+ *
+ * Bodies are parsed with plain `JSON.parse` rather than the generated client's typed models: those
+ * turn timestamps into Dates and copy maps by assignment, which would lose a (legal) ConfigMap key
+ * named `__proto__` and change its checksum. `@kubernetes/client-node` still supplies the
+ * kubeconfig, in-pod credentials and authentication; one keep-alive agent serves every request so
+ * a live read at admission time does not pay for a new TLS handshake.
+ */
+
+import http from 'node:http'
+import https from 'node:https'
+import { createInterface } from 'node:readline'
+import type { KubeConfig } from '@kubernetes/client-node'
+
+/** An API error with the HTTP status, or 0 when no response arrived. */
+export class KubeApiError extends Error {
+  override name = 'KubeApiError'
+  readonly status: number
+  constructor(message: string, status: number) {
+    super(message)
+    this.status = status
+  }
+}
+
+export interface WatchEvent {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
+  readonly object: Record<string, unknown>
+}
+
+export interface KubeApiOptions {
+  /** Per-request limit for plain reads (live reads sit on the admission path). */
+  readonly requestTimeoutMs?: number
+}
+
+type Query = Readonly<Record<string, string | number | boolean | undefined>>
+
+export class KubeApi {
+  readonly #config: KubeConfig
+  readonly #requestTimeoutMs: number
+  #agent: http.Agent | undefined
+
+  constructor(config: KubeConfig, options: KubeApiOptions = {}) {
+    this.#config = config
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 5_000
+  }
+
+  /** GETs a JSON document; `undefined` for 404, a KubeApiError for anything else but 200. */
+  async get(path: string, query: Query = {}): Promise<Record<string, unknown> | undefined> {
+    const response = await this.#request(path, query, this.#requestTimeoutMs)
+    const body = await readBody(response)
+    if (response.statusCode === 404) return undefined
+    if (response.statusCode !== 200) throw apiError(path, response.statusCode ?? 0, body)
+    return JSON.parse(body) as Record<string, unknown>
+  }
+
+  /**
+   * Streams a watch until the server ends it (resolves) or it fails (rejects). `onEvent` is called
+   * for every event in order. `signal` aborts it; an idle stream fails after `idleTimeoutMs`.
+   */
+  async watch(
+    path: string,
+    query: Query,
+    onEvent: (event: WatchEvent) => void,
+    options: { readonly signal: AbortSignal; readonly idleTimeoutMs: number },
+  ): Promise<void> {
+    const response = await this.#request(
+      path,
+      { ...query, watch: true },
+      options.idleTimeoutMs,
+      options.signal,
+    )
+    if (response.statusCode !== 200) {
+      throw apiError(path, response.statusCode ?? 0, await readBody(response))
+    }
+    const lines = createInterface({ input: response, crlfDelay: Infinity })
+    try {
+      for await (const line of lines) {
+        if (line === '') continue
+        onEvent(JSON.parse(line) as WatchEvent)
+      }
+    } finally {
+      lines.close()
+      response.destroy()
+    }
+    // A stream cut by an error or an abort ends the loop as well; tell it from a clean end.
+    if (options.signal.aborted) throw new KubeApiError(`watch ${path}: aborted`, 0)
+    if (!response.complete) throw new KubeApiError(`watch ${path}: connection lost`, 0)
+  }
+
+  async #request(
+    path: string,
+    query: Query,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<http.IncomingMessage> {
+    const cluster = this.#config.getCurrentCluster()
+    if (!cluster) throw new KubeApiError('the kubeconfig has no current cluster', 0)
+    const url = new URL(cluster.server.replace(/\/$/, '') + path)
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) url.searchParams.set(key, String(value))
+    }
+    const options: https.RequestOptions = { method: 'GET', headers: { accept: 'application/json' } }
+    // Fills in credentials (tokens are refreshed per call) and a fresh agent we replace by ours.
+    await this.#config.applyToHTTPSOptions(options)
+    this.#agent ??= newAgent(url.protocol, options)
+    const transport = url.protocol === 'http:' ? http : https
+    return new Promise((resolve, reject) => {
+      const request = transport.request(url, {
+        ...options,
+        agent: this.#agent,
+        signal,
+        timeout: timeoutMs,
+      })
+      request.once('response', (response) => {
+        // From here the timeout guards an idle response (a watch with no events or bookmarks).
+        response.socket.setTimeout(timeoutMs, () =>
+          response.destroy(new KubeApiError(`GET ${path}: idle for ${timeoutMs} ms`, 0)),
+        )
+        resolve(response)
+      })
+      request.once('timeout', () =>
+        request.destroy(new KubeApiError(`GET ${path}: no response within ${timeoutMs} ms`, 0)),
+      )
+      request.once('error', (error) => {
+        reject(
+          error instanceof KubeApiError
+            ? error
+            : new KubeApiError(`GET ${path}: ${error.message}`, 0),
+        )
+      })
+      request.end()
+    })
+  }
+
+  /** Closes idle pooled connections (at shutdown). */
+  close(): void {
+    this.#agent?.destroy()
+  }
+}
+
+function newAgent(protocol: string, tls: https.RequestOptions): http.Agent {
+  const common = { keepAlive: true, maxSockets: 16, maxFreeSockets: 4 }
+  if (protocol === 'http:') return new http.Agent(common)
+  const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername } = tls
+  return new https.Agent({
+    ...common,
+    ca,
+    cert,
+    key,
+    pfx,
+    passphrase,
+    servername,
+    ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }),
+  })
+}
+
+async function readBody(response: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of response) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function apiError(path: string, status: number, body: string): KubeApiError {
+  let message = body.slice(0, 300)
+  try {
+    const parsed = JSON.parse(body) as { message?: unknown }
+    if (typeof parsed.message === 'string') message = parsed.message
+  } catch {
+    // Not a Status object: keep the start of the body.
+  }
+  return new KubeApiError(`GET ${path}: ${status} ${message}`, status)
+}

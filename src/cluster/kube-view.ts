@@ -1,0 +1,106 @@
+/**
+ * The ClusterView of a real cluster: reflectors keep trimmed copies of the ToolHive objects and
+ * RunConfig ConfigMaps in memory; a cache miss, or a read that must be current (DESIGN §4.2),
+ * goes to the API server.
+ */
+
+import type { Logger } from 'pino'
+import type { KubeObject } from '../policy/kube.ts'
+import type { KubeApi } from './kube-api.ts'
+import { MemoryView, objectKey } from './memory-view.ts'
+import { Reflector } from './reflector.ts'
+import type { ReflectorOptions, ReflectorStore } from './reflector.ts'
+import { VIEW_RESOURCES, resourcePath } from './resources.ts'
+import type { ViewResource } from './resources.ts'
+import { trimForView } from './trim.ts'
+import type { ClusterView, ObjectKey, ReadOptions } from './view.ts'
+
+export interface KubeViewOptions {
+  readonly api: KubeApi
+  readonly logger: Logger
+  readonly resources?: readonly ViewResource[]
+  readonly reflector?: ReflectorOptions
+}
+
+export class KubeView implements ClusterView {
+  readonly #api: KubeApi
+  readonly #cache = new MemoryView()
+  readonly #resources: ReadonlyMap<string, ViewResource>
+  readonly #reflectors: Reflector[]
+
+  constructor(options: KubeViewOptions) {
+    const resources = options.resources ?? VIEW_RESOURCES
+    this.#api = options.api
+    this.#resources = new Map(resources.map((resource) => [resource.kind, resource]))
+    const logger = options.logger.child({ component: 'cluster-view' })
+    this.#reflectors = resources.map(
+      (resource) =>
+        new Reflector(options.api, resource, this.#storeFor(resource), logger, options.reflector),
+    )
+  }
+
+  /** Starts every list/watch; `isSynced()` turns true once all have listed. */
+  start(): void {
+    for (const reflector of this.#reflectors) reflector.start()
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.#reflectors.map((reflector) => reflector.stop()))
+    this.#api.close()
+  }
+
+  isSynced(): boolean {
+    return this.#reflectors.every((reflector) => reflector.synced)
+  }
+
+  /** How many objects the cache holds (for tests and metrics). */
+  get cachedObjects(): number {
+    return this.#cache.size
+  }
+
+  /** The cached copy alone, never a live read (for tests and the reconciler). */
+  cached(key: ObjectKey): Promise<KubeObject | undefined> {
+    return this.#cache.get(key)
+  }
+
+  async get(key: ObjectKey, options: ReadOptions = {}): Promise<KubeObject | undefined> {
+    if (!options.live) {
+      const cached = await this.#cache.get(key)
+      if (cached) return cached
+    }
+    const resource = this.#resources.get(key.kind)
+    if (!resource) return undefined
+    const object = await this.#api.get(resourcePath(resource, key))
+    return object ? trimForView(key.kind, { ...object, kind: key.kind }) : undefined
+  }
+
+  serversReferencingWebhookConfig(namespace: string, configName: string): Promise<string[]> {
+    return this.#cache.serversReferencingWebhookConfig(namespace, configName)
+  }
+
+  #storeFor(resource: ViewResource): ReflectorStore {
+    const cache = this.#cache
+    const trim = (object: KubeObject) => trimForView(resource.kind, object)
+    return {
+      replace(objects) {
+        const listed = new Set<string>()
+        for (const object of objects) {
+          const trimmed = trim(object)
+          cache.put(trimmed)
+          const key = objectKey(trimmed)
+          if (key) listed.add(`${key.namespace}/${key.name}`)
+        }
+        for (const key of cache.keysOf(resource.kind)) {
+          if (!listed.has(`${key.namespace}/${key.name}`)) cache.delete(key)
+        }
+      },
+      upsert(object) {
+        cache.put(trim(object))
+      },
+      remove(object) {
+        const key = objectKey(object)
+        if (key) cache.delete(key)
+      },
+    }
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * Keeps one resource's objects in a store by list-then-watch, the way client-go's reflector does:
+ * list every page, then watch from the list's resourceVersion; resume the watch where it ended;
+ * relist on 410 Gone; after any other failure retry with capped, jittered exponential backoff, for
+ * as long as it runs. The cache keeps serving what it has while the API server is away.
+ */
+
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Logger } from 'pino'
+import type { KubeObject } from '../policy/kube.ts'
+import { KubeApiError } from './kube-api.ts'
+import type { KubeApi, WatchEvent } from './kube-api.ts'
+import { apiVersionOf, resourcePath } from './resources.ts'
+import type { ViewResource } from './resources.ts'
+
+/** Where a reflector puts what it sees. Objects arrive untrimmed; the store decides what to keep. */
+export interface ReflectorStore {
+  /** Replaces every object of the resource by `objects` (after a list). */
+  replace(objects: readonly KubeObject[]): void
+  upsert(object: KubeObject): void
+  remove(object: KubeObject): void
+}
+
+export interface ReflectorOptions {
+  readonly pageSize?: number
+  /** Server-side watch length; the server ends the watch then and it is resumed at once. */
+  readonly watchSeconds?: number
+  readonly backoff?: BackoffPolicy
+  /** Called after each failure, before the backoff wait (for metrics). */
+  readonly onError?: (error: unknown) => void
+}
+
+export interface BackoffPolicy {
+  readonly initialMs: number
+  readonly maxMs: number
+}
+
+export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 250, maxMs: 10_000 }
+
+/** The wait before retry number `failures` (1-based): doubling from initial, capped, with ±20 % jitter. */
+export function backoffDelay(
+  failures: number,
+  policy: BackoffPolicy,
+  random = Math.random,
+): number {
+  const base = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.max(0, failures - 1))
+  return Math.round(base * (0.8 + 0.4 * random()))
+}
+
+export class Reflector {
+  readonly #api: KubeApi
+  readonly #resource: ViewResource
+  readonly #store: ReflectorStore
+  readonly #logger: Logger
+  readonly #options: Required<Omit<ReflectorOptions, 'onError'>>
+  readonly #onError: (error: unknown) => void
+  readonly #abort = new AbortController()
+  #resourceVersion = ''
+  #synced = false
+  #running: Promise<void> | undefined
+
+  constructor(
+    api: KubeApi,
+    resource: ViewResource,
+    store: ReflectorStore,
+    logger: Logger,
+    options: ReflectorOptions = {},
+  ) {
+    this.#api = api
+    this.#resource = resource
+    this.#store = store
+    this.#logger = logger.child({ resource: resource.plural })
+    this.#options = {
+      pageSize: options.pageSize ?? 500,
+      watchSeconds: options.watchSeconds ?? 300,
+      backoff: options.backoff ?? DEFAULT_BACKOFF,
+    }
+    this.#onError = options.onError ?? (() => undefined)
+  }
+
+  /** True once the first complete list has been stored. */
+  get synced(): boolean {
+    return this.#synced
+  }
+
+  start(): void {
+    this.#running ??= this.#run()
+  }
+
+  async stop(): Promise<void> {
+    this.#abort.abort()
+    await this.#running
+  }
+
+  async #run(): Promise<void> {
+    let failures = 0
+    while (!this.#stopped()) {
+      try {
+        if (this.#resourceVersion === '') await this.#list()
+        await this.#watch()
+        failures = 0
+      } catch (error) {
+        if (this.#stopped()) return
+        if (error instanceof KubeApiError && error.status === 410) {
+          this.#logger.info('watch expired (410 Gone): relisting')
+          this.#resourceVersion = ''
+          continue
+        }
+        failures++
+        this.#onError(error)
+        const delayMs = backoffDelay(failures, this.#options.backoff)
+        this.#logger.warn(
+          { err: describe(error), failures, retryInMs: delayMs },
+          'list/watch failed; retrying',
+        )
+        await sleep(delayMs, undefined, { signal: this.#abort.signal }).catch(() => undefined)
+      }
+    }
+  }
+
+  #stopped(): boolean {
+    return this.#abort.signal.aborted
+  }
+
+  async #list(): Promise<void> {
+    const items: KubeObject[] = []
+    let continueToken: string | undefined
+    let resourceVersion: string
+    do {
+      const page = await this.#api.get(resourcePath(this.#resource), {
+        labelSelector: this.#resource.labelSelector,
+        limit: this.#options.pageSize,
+        continue: continueToken,
+      })
+      if (!page)
+        throw new KubeApiError(
+          `list ${this.#resource.plural}: the resource is not served (404)`,
+          404,
+        )
+      const metadata = (page.metadata ?? {}) as { resourceVersion?: string; continue?: string }
+      const pageItems = Array.isArray(page.items) ? (page.items as KubeObject[]) : []
+      // List items carry no apiVersion/kind; the store needs both.
+      for (const item of pageItems) items.push(withType(item, this.#resource))
+      resourceVersion = metadata.resourceVersion ?? ''
+      continueToken = metadata.continue === '' ? undefined : metadata.continue
+    } while (continueToken !== undefined)
+    this.#store.replace(items)
+    this.#resourceVersion = resourceVersion
+    if (!this.#synced) this.#logger.info({ objects: items.length }, 'synced')
+    this.#synced = true
+  }
+
+  async #watch(): Promise<void> {
+    await this.#api.watch(
+      resourcePath(this.#resource),
+      {
+        labelSelector: this.#resource.labelSelector,
+        resourceVersion: this.#resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds: this.#options.watchSeconds,
+      },
+      (event) => {
+        this.#apply(event)
+      },
+      // Bookmarks arrive about once a minute; a silent stream beyond that is a dead connection.
+      { signal: this.#abort.signal, idleTimeoutMs: (this.#options.watchSeconds + 90) * 1000 },
+    )
+  }
+
+  #apply(event: WatchEvent): void {
+    if (event.type === 'ERROR') {
+      const status = event.object as { code?: unknown; message?: unknown }
+      const code = typeof status.code === 'number' ? status.code : 0
+      throw new KubeApiError(`watch ${this.#resource.plural}: ${String(status.message)}`, code)
+    }
+    const object = withType(event.object, this.#resource)
+    const version = (object.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion
+    if (typeof version === 'string' && version !== '') this.#resourceVersion = version
+    if (event.type === 'ADDED' || event.type === 'MODIFIED') this.#store.upsert(object)
+    else if (event.type === 'DELETED') this.#store.remove(object)
+  }
+}
+
+function withType(object: KubeObject, resource: ViewResource): KubeObject {
+  return { ...object, apiVersion: apiVersionOf(resource), kind: resource.kind }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

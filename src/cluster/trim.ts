@@ -1,0 +1,65 @@
+/**
+ * Trims objects to what the policies and the reconciler read before they enter the cache, so a
+ * cluster of many workloads costs little memory: no managedFields, no last-applied copy, and no
+ * ConfigMap data, which is reduced to its content checksum. Pure, exported beside the informer
+ * the way client-node's cache.ts keeps its helpers.
+ */
+
+import { effectiveContentChecksum } from '../policy/content-checksum.ts'
+import { isRecord, setOwn } from '../policy/kube.ts'
+import type { JsonObject, KubeObject } from '../policy/kube.ts'
+import { ANNOTATIONS } from '../policy/names.ts'
+import type { ViewKind } from './view.ts'
+
+/** Metadata fields any rule reads; everything else (managedFields, timestamps…) is dropped. */
+const KEPT_METADATA = [
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'deletionTimestamp',
+] as const
+
+/** kubectl's copy of the whole applied object: as large as the object and read by no rule. */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration'
+
+/** The cached form of an object of `kind`. The input is not modified. */
+export function trimForView(kind: ViewKind, object: KubeObject): KubeObject {
+  const trimmed: KubeObject = { apiVersion: object.apiVersion, kind }
+  const metadata = trimMetadata(object.metadata)
+  trimmed.metadata = metadata
+  if (kind === 'ConfigMap') {
+    // The checksum covers data, labels and annotations, so it is taken before anything is dropped.
+    const checksum = effectiveContentChecksum(object)
+    if (checksum !== undefined) {
+      const annotations = isRecord(metadata.annotations) ? metadata.annotations : {}
+      setOwn(annotations, ANNOTATIONS.contentChecksum, checksum)
+      metadata.annotations = annotations
+    }
+    return trimmed
+  }
+  if (object.spec !== undefined) trimmed.spec = object.spec
+  if (object.status !== undefined) trimmed.status = object.status
+  return trimmed
+}
+
+function trimMetadata(metadata: KubeObject['metadata']): JsonObject {
+  const kept: JsonObject = {}
+  if (!isRecord(metadata)) return kept
+  for (const field of KEPT_METADATA) {
+    if (metadata[field] !== undefined) kept[field] = metadata[field]
+  }
+  if (isRecord(kept.annotations)) {
+    // A copy: the caller may add the checksum, and the input must stay untouched.
+    const annotations: JsonObject = {}
+    for (const [key, value] of Object.entries(kept.annotations)) {
+      if (key !== LAST_APPLIED) setOwn(annotations, key, value)
+    }
+    kept.annotations = annotations
+  }
+  return kept
+}

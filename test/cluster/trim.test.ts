@@ -1,0 +1,119 @@
+import t from 'tap'
+import { trimForView } from '../../src/cluster/trim.ts'
+import type { KubeObject } from '../../src/policy/kube.ts'
+import { ANNOTATIONS } from '../../src/policy/names.ts'
+import { VECTOR_CHECKSUM, runConfigMap } from '../helpers/objects.ts'
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration'
+
+const metadataNoise = {
+  creationTimestamp: '2026-11-22T00:00:00Z',
+  managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:spec': {} } }],
+  finalizers: ['x'],
+}
+
+t.test(
+  'ToolHive objects keep identity, labels, annotations, owners, spec and status',
+  async (t) => {
+    const server: KubeObject = {
+      apiVersion: 'toolhive.stacklok.dev/v1beta1',
+      kind: 'MCPServer',
+      metadata: {
+        name: 'demo',
+        namespace: 'team',
+        uid: 'u1',
+        resourceVersion: '7',
+        generation: 3,
+        labels: { a: 'b' },
+        annotations: { keep: 'me', [LAST_APPLIED]: '{"huge": "copy"}' },
+        ...metadataNoise,
+      },
+      spec: { transport: 'stdio', replicas: 2 },
+      status: { conditions: [{ type: 'Valid', status: 'True' }] },
+    }
+    const before = structuredClone(server)
+    const trimmed = trimForView('MCPServer', server)
+    t.same(trimmed, {
+      apiVersion: 'toolhive.stacklok.dev/v1beta1',
+      kind: 'MCPServer',
+      metadata: {
+        name: 'demo',
+        namespace: 'team',
+        uid: 'u1',
+        resourceVersion: '7',
+        generation: 3,
+        labels: { a: 'b' },
+        annotations: { keep: 'me' },
+      },
+      spec: { transport: 'stdio', replicas: 2 },
+      status: { conditions: [{ type: 'Valid', status: 'True' }] },
+    })
+    t.same(server, before, 'the input is not modified')
+  },
+)
+
+t.test('ConfigMaps are reduced to metadata and their content checksum', async (t) => {
+  const configMap = runConfigMap()
+  const trimmed = trimForView('ConfigMap', configMap)
+  t.equal(trimmed['data'], undefined)
+  t.equal(trimmed['binaryData'], undefined)
+  t.equal(
+    (trimmed.metadata?.annotations as Record<string, string>)[ANNOTATIONS.contentChecksum],
+    VECTOR_CHECKSUM,
+  )
+  t.same(trimmed.metadata?.labels, configMap.metadata?.labels)
+  t.equal(configMap.metadata?.annotations, undefined, 'the input is not modified')
+})
+
+t.test('a ConfigMap keeps the checksum it carries (DESIGN §4.2: annotation first)', async (t) => {
+  const configMap = runConfigMap()
+  configMap.metadata = {
+    ...configMap.metadata,
+    annotations: { [ANNOTATIONS.contentChecksum]: 'stamped' },
+  }
+  const trimmed = trimForView('ConfigMap', configMap)
+  t.equal(
+    (trimmed.metadata?.annotations as Record<string, string>)[ANNOTATIONS.contentChecksum],
+    'stamped',
+  )
+})
+
+t.test('the checksum is taken before the last-applied annotation is dropped', async (t) => {
+  const withLastApplied = runConfigMap()
+  withLastApplied.metadata = { ...withLastApplied.metadata, annotations: { [LAST_APPLIED]: '{}' } }
+  const trimmed = trimForView('ConfigMap', withLastApplied)
+  const annotations = trimmed.metadata?.annotations as Record<string, string>
+  t.equal(annotations[LAST_APPLIED], undefined)
+  t.not(
+    annotations[ANNOTATIONS.contentChecksum],
+    VECTOR_CHECKSUM,
+    'annotations are part of the hashed content',
+  )
+})
+
+t.test('a data key named __proto__ survives as data and in the checksum', async (t) => {
+  const configMap = JSON.parse(
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"p"},"data":{"__proto__":"x"}}',
+  ) as KubeObject
+  const other = JSON.parse(
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"p"},"data":{}}',
+  ) as KubeObject
+  const checksum = (object: KubeObject) =>
+    (trimForView('ConfigMap', object).metadata?.annotations as Record<string, string>)[
+      ANNOTATIONS.contentChecksum
+    ]
+  t.not(checksum(configMap), checksum(other))
+})
+
+t.test('malformed input does not throw', async (t) => {
+  t.same(trimForView('MCPServer', { kind: 'MCPServer' }), {
+    apiVersion: undefined,
+    kind: 'MCPServer',
+    metadata: {},
+  })
+  const odd = trimForView('ConfigMap', {
+    metadata: { annotations: 'not a map' },
+    data: { k: 1 },
+  })
+  t.equal(odd['data'], undefined)
+})

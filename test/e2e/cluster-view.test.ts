@@ -1,0 +1,205 @@
+/**
+ * The informer-backed cluster view against the real API server: not ready before its first sync,
+ * sees what is created through the API, holds trimmed copies, reads live on a cache miss, and
+ * recovers by itself after the API server is stopped and started again.
+ */
+
+import { KubeConfig } from '@kubernetes/client-node'
+import { pino } from 'pino'
+import t from 'tap'
+import { KubeApi } from '../../src/cluster/kube-api.ts'
+import { KubeView } from '../../src/cluster/kube-view.ts'
+import type { ObjectKey } from '../../src/cluster/view.ts'
+import {
+  installCrds,
+  installIdentity,
+  renderManifests,
+  serviceAccountKubeconfig,
+  startAdmission,
+} from './harness/admission.ts'
+import { startControlPlane } from './harness/control-plane.ts'
+import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
+import { waitFor } from './harness/processes.ts'
+
+const plane = await startControlPlane()
+t.teardown(() => plane.stop())
+const kubectl = kubectlFor(plane.kubeconfig)
+await installIdentity(kubectl, await renderManifests(kubectl))
+
+// The view under test runs in this process, as the service account, like the shipped server.
+const serviceKubeconfig = await serviceAccountKubeconfig(kubectl, plane)
+const config = new KubeConfig()
+config.loadFromFile(serviceKubeconfig)
+const view = new KubeView({
+  api: new KubeApi(config),
+  logger: pino({ level: 'silent' }),
+  reflector: { backoff: { initialMs: 100, maxMs: 1_000 } },
+})
+view.start()
+t.teardown(() => view.stop())
+// And the shipped server beside it, whose readiness must follow its view.
+const admission = await startAdmission(plane, serviceKubeconfig, [], { waitUntilReady: false })
+t.teardown(() => admission.stop())
+
+const apply = (object: unknown) =>
+  mustKubectl(kubectl, ['apply', '--server-side', '-f', '-'], JSON.stringify(object))
+
+t.test('neither the view nor the server is ready before the first sync', async (t) => {
+  // The ToolHive CRDs are not installed yet, so those lists cannot succeed.
+  await new Promise((resolve) => setTimeout(resolve, 1_500))
+  t.equal(view.isSynced(), false)
+  const readyz = await admission.probe('/readyz')
+  t.equal(readyz.status, 503)
+  t.match(readyz.body, /cluster view synced/)
+
+  await installCrds(kubectl)
+  await waitFor('the view to sync', async () => (view.isSynced() ? true : undefined), {
+    timeoutMs: 30_000,
+  })
+  await waitFor(
+    'the server to be ready',
+    async () => ((await admission.probe('/readyz')).status === 200 ? true : undefined),
+    {
+      timeoutMs: 30_000,
+    },
+  )
+  t.pass('synced once the resources are served')
+})
+
+const ns = 'view-test'
+const server = (name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'toolhive.stacklok.dev/v1beta1',
+  kind: 'MCPServer',
+  metadata: { name, namespace: ns },
+  spec: { image: 'ghcr.io/example/server:1', transport: 'stdio', ...extra },
+})
+const key = (kind: ObjectKey['kind'], name: string): ObjectKey => ({ kind, namespace: ns, name })
+
+t.test('sees objects created through the API, trimmed', async (t) => {
+  await mustKubectl(kubectl, ['create', 'namespace', ns])
+  await apply(server('alpha', { webhookConfigRef: { name: 'hooks' } }))
+  await mustKubectl(
+    kubectl,
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'alpha-runconfig',
+        namespace: ns,
+        labels: { 'toolhive.stacklok.io/component': 'run-config' },
+      },
+      data: { 'runconfig.json': '{"name":"alpha","padding":"' + 'x'.repeat(10_000) + '"}' },
+    }),
+  )
+
+  const cachedServer = await waitFor(
+    'MCPServer alpha in the cache',
+    () => view.cached(key('MCPServer', 'alpha')),
+    { timeoutMs: 15_000 },
+  )
+  t.equal(cachedServer.kind, 'MCPServer')
+  t.equal(cachedServer.apiVersion, 'toolhive.stacklok.dev/v1beta1')
+  t.match(cachedServer.metadata, { name: 'alpha', namespace: ns, uid: String, generation: 1 })
+  t.equal(cachedServer.metadata?.['managedFields'], undefined, 'no managedFields')
+  t.equal(cachedServer.metadata?.['creationTimestamp'], undefined)
+  t.same(cachedServer['spec'], {
+    image: 'ghcr.io/example/server:1',
+    transport: 'stdio',
+    webhookConfigRef: { name: 'hooks' },
+  })
+  t.same(await view.serversReferencingWebhookConfig(ns, 'hooks'), ['alpha'])
+
+  const cachedMap = await waitFor(
+    'the RunConfig ConfigMap in the cache',
+    () => view.cached(key('ConfigMap', 'alpha-runconfig')),
+    { timeoutMs: 15_000 },
+  )
+  t.equal(cachedMap['data'], undefined, 'ConfigMap data is reduced to its checksum')
+  const annotations = cachedMap.metadata?.annotations as Record<string, string>
+  t.match(annotations['toolhive.stacklok.dev/content-checksum'], /^[0-9a-f]{64}$/)
+  t.equal(
+    annotations['kubectl.kubernetes.io/last-applied-configuration'],
+    undefined,
+    'no last-applied copy',
+  )
+  t.ok(
+    JSON.stringify(cachedMap).length < 1_000,
+    'the 10 KB ConfigMap costs well under 1 KB in the cache',
+  )
+})
+
+t.test('follows updates and deletes', async (t) => {
+  await apply(server('alpha', { webhookConfigRef: { name: 'other' } }))
+  await waitFor(
+    'the update',
+    async () =>
+      (await view.serversReferencingWebhookConfig(ns, 'other')).length === 1 ? true : undefined,
+    { timeoutMs: 15_000 },
+  )
+  t.same(await view.serversReferencingWebhookConfig(ns, 'hooks'), [])
+  t.equal((await view.cached(key('MCPServer', 'alpha')))?.metadata?.generation, 2)
+
+  await mustKubectl(kubectl, ['delete', 'mcpserver.toolhive.stacklok.dev', 'alpha', '-n', ns])
+  await waitFor(
+    'the delete',
+    async () => ((await view.cached(key('MCPServer', 'alpha'))) === undefined ? true : undefined),
+    { timeoutMs: 15_000 },
+  )
+  t.pass('gone from the cache')
+})
+
+t.test('a cache miss reads live', async (t) => {
+  // Not labelled as a RunConfig, so the watch never brings it; only a live read can find it.
+  await mustKubectl(kubectl, [
+    'create',
+    'configmap',
+    'unlabelled-runconfig',
+    '-n',
+    ns,
+    '--from-literal=k=v',
+  ])
+  t.equal(await view.cached(key('ConfigMap', 'unlabelled-runconfig')), undefined)
+  const live = await view.get(key('ConfigMap', 'unlabelled-runconfig'))
+  t.equal(live?.metadata?.name, 'unlabelled-runconfig')
+  t.equal(live?.['data'], undefined, 'live reads are trimmed like cached ones')
+  t.equal(
+    await view.get(key('MCPServer', 'does-not-exist')),
+    undefined,
+    '404 is "absent", not an error',
+  )
+})
+
+t.test('recovers by itself after the API server is stopped and started again', async (t) => {
+  await apply(server('before'))
+  await waitFor('MCPServer before', () => view.cached(key('MCPServer', 'before')), {
+    timeoutMs: 15_000,
+  })
+
+  await plane.stopApiServer()
+  // While the API server is away the cache keeps answering.
+  await new Promise((resolve) => setTimeout(resolve, 2_000))
+  t.equal(
+    (await view.get(key('MCPServer', 'before')))?.metadata?.name,
+    'before',
+    'served from the cache while down',
+  )
+  t.equal(view.isSynced(), true, 'a synced view stays usable while the API server is away')
+  await plane.startApiServer()
+
+  const started = Date.now()
+  await apply(server('after'))
+  await waitFor(
+    'MCPServer after, created once the API server is back',
+    () => view.cached(key('MCPServer', 'after')),
+    { timeoutMs: 30_000 },
+  )
+  t.comment(`resynchronised ${Date.now() - started} ms after the API server came back`)
+  await mustKubectl(kubectl, ['delete', 'mcpserver.toolhive.stacklok.dev', 'before', '-n', ns])
+  await waitFor(
+    'the delete after the restart',
+    async () => ((await view.cached(key('MCPServer', 'before'))) === undefined ? true : undefined),
+    { timeoutMs: 30_000 },
+  )
+  t.pass('the watch resumed')
+})

@@ -1,0 +1,226 @@
+/**
+ * Provides real `kube-apiserver` and `etcd` binaries for the end-to-end suite, built from the Go
+ * module proxy with the machine's Go and cached outside the repository, keyed by the Kubernetes
+ * and Go versions. Run directly (`node test/e2e/control-plane/binaries.ts`) to build ahead.
+ *
+ * Neither can be `go install`ed at a version: both root modules carry `replace` directives. So a
+ * small wrapper module (`wrapper/kube`, `wrapper/etcd`) requires them instead; for Kubernetes it
+ * also replaces every staging module that the release's go.mod pins at `v0.0.0` with the matching
+ * published `v0.Y.Z`, read from that go.mod rather than hard-coded.
+ */
+
+import { execFile as execFileCallback, spawn } from 'node:child_process'
+import { copyFile, mkdir, readFile, rename, stat } from 'node:fs/promises'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+const execFile = promisify(execFileCallback)
+
+/** The Kubernetes release the suite runs against; `E2E_KUBE_VERSION` overrides it. */
+export const DEFAULT_KUBE_VERSION = 'v1.37.2'
+
+const wrapperDir = join(dirname(fileURLToPath(import.meta.url)), 'wrapper')
+
+export interface ControlPlaneBinaries {
+  readonly kubeVersion: string
+  readonly etcdVersion: string
+  readonly goVersion: string
+  readonly kubeApiserver: string
+  readonly etcd: string
+  /** Seconds spent building; 0 when the cache already held both. */
+  readonly buildSeconds: number
+}
+
+/** Why the suite cannot run here, or undefined when Go is available. */
+export async function goUnavailableReason(): Promise<string | undefined> {
+  try {
+    await goVersion()
+    return undefined
+  } catch (error) {
+    return `no usable Go toolchain on PATH (${(error as Error).message.split('\n')[0] ?? ''})`
+  }
+}
+
+/** The binaries for `kubeVersion`, built once per Kubernetes and Go version. */
+export async function ensureBinaries(
+  kubeVersion = process.env['E2E_KUBE_VERSION'] ?? DEFAULT_KUBE_VERSION,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<ControlPlaneBinaries> {
+  const go = await goVersion()
+  const dir = join(cacheRoot(), `kubernetes-${kubeVersion}-${go}`)
+  const kubeApiserver = join(dir, 'kube-apiserver')
+  const etcd = join(dir, 'etcd')
+  const kubeGoMod = await downloadGoMod('k8s.io/kubernetes', kubeVersion, dir)
+  const etcdVersion = etcdVersionOf(kubeGoMod)
+  const started = Date.now()
+  let built = false
+
+  if (!(await isFile(kubeApiserver))) {
+    log(`e2e: building kube-apiserver ${kubeVersion} with ${go} (a cold build takes minutes)…`)
+    const work = await prepareWrapper('kube', dir)
+    const replaces = stagingReplaces(kubeGoMod, kubeVersion)
+    await run(
+      'go',
+      ['mod', 'edit', `-require=k8s.io/kubernetes@${kubeVersion}`, ...replaces],
+      work,
+      log,
+    )
+    await run('go', ['mod', 'tidy'], work, log)
+    await run(
+      'go',
+      [
+        'build',
+        '-trimpath',
+        '-ldflags',
+        versionLdflags(kubeVersion),
+        '-o',
+        `${kubeApiserver}.tmp`,
+        'k8s.io/kubernetes/cmd/kube-apiserver',
+      ],
+      work,
+      log,
+    )
+    await rename(`${kubeApiserver}.tmp`, kubeApiserver)
+    built = true
+  }
+  if (!(await isFile(etcd))) {
+    log(`e2e: building etcd ${etcdVersion} with ${go}…`)
+    const work = await prepareWrapper('etcd', dir)
+    await run('go', ['mod', 'edit', `-require=go.etcd.io/etcd/server/v3@${etcdVersion}`], work, log)
+    await run('go', ['mod', 'tidy'], work, log)
+    await run(
+      'go',
+      ['build', '-trimpath', '-o', `${etcd}.tmp`, 'go.etcd.io/etcd/server/v3'],
+      work,
+      log,
+    )
+    await rename(`${etcd}.tmp`, etcd)
+    built = true
+  }
+  const buildSeconds = built ? Math.round((Date.now() - started) / 1000) : 0
+  log(
+    built
+      ? `e2e: built kube-apiserver ${kubeVersion} and etcd ${etcdVersion} in ${buildSeconds}s (cached in ${dir})`
+      : `e2e: using cached kube-apiserver ${kubeVersion} and etcd ${etcdVersion} from ${dir}`,
+  )
+  return { kubeVersion, etcdVersion, goVersion: go, kubeApiserver, etcd, buildSeconds }
+}
+
+/** `replace` edits pointing each staging module pinned at v0.0.0 at the published v0.Y.Z. */
+export function stagingReplaces(goMod: string, kubeVersion: string): string[] {
+  const staging = `v0.${kubeVersion.replace(/^v1\./, '')}`
+  const modules = new Set<string>()
+  for (const match of goMod.matchAll(/^\s*(k8s\.io\/[\w.-]+)\s+v0\.0\.0\s*$/gm)) {
+    if (match[1] !== undefined) modules.add(match[1])
+  }
+  if (modules.size === 0)
+    throw new Error(`k8s.io/kubernetes ${kubeVersion}: no staging modules in its go.mod`)
+  return [...modules].sort().map((module) => `-replace=${module}=${module}@${staging}`)
+}
+
+/** The etcd release Kubernetes itself pins (its go.mod requires etcd's server libraries). */
+export function etcdVersionOf(goMod: string): string {
+  const version = /^\s*go\.etcd\.io\/etcd\/server\/v3\s+(v3\.[\w.-]+)/m.exec(goMod)?.[1]
+  if (version === undefined)
+    throw new Error('k8s.io/kubernetes go.mod does not pin go.etcd.io/etcd/server/v3')
+  return version
+}
+
+/** The ldflags the Kubernetes build sets, so `/version` reports the release. */
+export function versionLdflags(kubeVersion: string): string {
+  const [major = '1', minor = '0'] = kubeVersion.replace(/^v/, '').split('.')
+  const values = {
+    gitVersion: kubeVersion,
+    gitMajor: major,
+    gitMinor: minor,
+    gitTreeState: 'clean',
+    gitCommit: '0000000000000000000000000000000000000000',
+    buildDate: '1970-01-01T00:00:00Z',
+  }
+  const flags = ['-s', '-w']
+  for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
+    for (const [key, value] of Object.entries(values)) flags.push(`-X ${pkg}.${key}=${value}`)
+  }
+  return flags.join(' ')
+}
+
+function cacheRoot(): string {
+  const explicit = process.env['MCP_ADMISSION_E2E_CACHE']
+  if (explicit !== undefined && explicit !== '') return explicit
+  const xdg = process.env['XDG_CACHE_HOME']
+  return join(
+    xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.cache'),
+    'mcp-admission',
+    'control-plane',
+  )
+}
+
+async function goVersion(): Promise<string> {
+  const { stdout } = await execFile('go', ['env', 'GOVERSION'])
+  return stdout.trim()
+}
+
+async function downloadGoMod(module: string, version: string, dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true })
+  const { stdout } = await execFile('go', ['mod', 'download', '-json', `${module}@${version}`], {
+    cwd: dir,
+    env: { ...process.env, GOFLAGS: '-mod=mod', GO111MODULE: 'on' },
+    maxBuffer: 1 << 20,
+  })
+  const info = JSON.parse(stdout) as { GoMod?: string; Error?: string }
+  if (info.GoMod === undefined)
+    throw new Error(`go mod download ${module}@${version}: ${info.Error ?? 'no go.mod'}`)
+  return readFile(info.GoMod, 'utf8')
+}
+
+async function prepareWrapper(name: 'kube' | 'etcd', cacheDir: string): Promise<string> {
+  const work = join(cacheDir, `build-${name}`)
+  await mkdir(work, { recursive: true })
+  await copyFile(join(wrapperDir, name, 'go.mod'), join(work, 'go.mod'))
+  return work
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile()
+  } catch {
+    return false
+  }
+}
+
+/** Runs a build step with its output streamed, a heartbeat while it is quiet, failing with the command line. */
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  log: (line: string) => void,
+): Promise<void> {
+  log(`e2e: $ ${command} ${args.map((arg) => (arg.includes(' ') ? `'${arg}'` : arg)).join(' ')}`)
+  const started = Date.now()
+  // `go build` prints nothing while it compiles; say that it is still going.
+  const heartbeat = setInterval(() => {
+    log(
+      `e2e: … ${command} ${args[0] ?? ''} still running (${Math.round((Date.now() - started) / 1000)} s)`,
+    )
+  }, 30_000)
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] })
+    child.once('error', reject)
+    child.once('exit', (code, signal) => {
+      if (code === 0) resolve()
+      else
+        reject(
+          new Error(`${command} ${args[0] ?? ''} failed (${signal ?? `exit ${code}`}) in ${cwd}`),
+        )
+    })
+  }).finally(() => {
+    clearInterval(heartbeat)
+  })
+}
+
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
+  const binaries = await ensureBinaries()
+  process.stdout.write(`${JSON.stringify(binaries, null, 2)}\n`)
+}

@@ -1,0 +1,8 @@
+// Wrapper module for building kube-apiserver from the Go module proxy (see ../../binaries.ts).
+// The builder copies this file into its cache, requires k8s.io/kubernetes at the chosen release,
+// adds one `replace` per staging module that release's go.mod pins at v0.0.0, and tidies.
+module mcp-admission.local/e2e/kube
+
+go 1.25
+
+tool k8s.io/kubernetes/cmd/kube-apiserver

@@ -1,0 +1,230 @@
+/**
+ * mcp-admission as it ships (`node dist/main.js serve`), pointed at the test control plane with
+ * its own service account's token, and the shipped webhook configurations registered in front of
+ * it — rewritten only in `clientConfig`, the way controller-runtime's envtest does.
+ */
+
+import { writeFile, mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseAllDocuments } from 'yaml'
+import { createDevCertificates, writeDevCertificates } from '../../../src/http/dev-certs.ts'
+import type { ControlPlane } from './control-plane.ts'
+import { freePort } from './control-plane.ts'
+import { mustKubectl } from './kubectl.ts'
+import type { Kubectl } from './kubectl.ts'
+import { startProcess, waitFor } from './processes.ts'
+import type { Managed } from './processes.ts'
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url))
+export const MANIFESTS_DIR = join(REPO, 'manifests')
+export const CRD_FIXTURES_DIR = join(REPO, 'test/e2e/fixtures/crds')
+export const SERVICE_NAMESPACE = 'mcp-admission'
+export const SERVICE_ACCOUNT = 'mcp-admission'
+
+type Manifest = {
+  apiVersion: string
+  kind: string
+  metadata: { name: string }
+  [key: string]: unknown
+}
+
+const WEBHOOK_KINDS = new Set(['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'])
+/** What the suite installs from the base besides the webhooks: the service's identity and RBAC. */
+const IDENTITY_KINDS = new Set([
+  'Namespace',
+  'ServiceAccount',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'Role',
+  'RoleBinding',
+])
+
+/** The shipped manifests, rendered by kustomize as `kubectl apply -k` would. */
+export async function renderManifests(kubectl: Kubectl): Promise<Manifest[]> {
+  const text = await mustKubectl(kubectl, ['kustomize', MANIFESTS_DIR])
+  return parseAllDocuments(text).map((document) => document.toJS() as Manifest)
+}
+
+/** Installs the CRD fixtures and waits until the API server serves them. */
+export async function installCrds(kubectl: Kubectl): Promise<void> {
+  await mustKubectl(kubectl, ['apply', '--server-side', '-k', CRD_FIXTURES_DIR])
+  await mustKubectl(kubectl, [
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd',
+    '-l',
+    'app.kubernetes.io/part-of=mcp-admission-e2e',
+  ])
+}
+
+/** Applies the service's namespace, service account and RBAC from the shipped base. */
+export async function installIdentity(
+  kubectl: Kubectl,
+  manifests: readonly Manifest[],
+): Promise<void> {
+  const identity = manifests.filter((manifest) => IDENTITY_KINDS.has(manifest.kind))
+  await mustKubectl(kubectl, ['apply', '--server-side', '-f', '-'], toList(identity))
+}
+
+/** A kubeconfig that authenticates as the service account, so RBAC is what production has. */
+export async function serviceAccountKubeconfig(
+  kubectl: Kubectl,
+  plane: ControlPlane,
+): Promise<string> {
+  const token = (
+    await mustKubectl(kubectl, [
+      'create',
+      'token',
+      SERVICE_ACCOUNT,
+      '-n',
+      SERVICE_NAMESPACE,
+      '--duration=2h',
+    ])
+  ).trim()
+  const file = join(plane.dir, 'service-account.kubeconfig')
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name: 'e2e',
+        cluster: {
+          server: plane.server,
+          'certificate-authority-data': Buffer.from(plane.pki.caPem).toString('base64'),
+        },
+      },
+    ],
+    users: [{ name: SERVICE_ACCOUNT, user: { token } }],
+    contexts: [
+      {
+        name: 'e2e',
+        context: { cluster: 'e2e', user: SERVICE_ACCOUNT, namespace: SERVICE_NAMESPACE },
+      },
+    ],
+    'current-context': 'e2e',
+  }
+  await writeFile(file, JSON.stringify(config), { mode: 0o600 })
+  return file
+}
+
+export interface RunningAdmission {
+  readonly process: Managed
+  readonly admissionUrl: string
+  readonly probeUrl: string
+  readonly caPem: string
+  readonly certDir: string
+  /** Scrapes /metrics and returns the value of one series (0 when absent). */
+  metric(name: string, labels?: Readonly<Record<string, string>>): Promise<number>
+  /** GET on the probe port. */
+  probe(path: string): Promise<{ status: number; body: string }>
+  stop(): Promise<void>
+}
+
+/** Starts `node dist/main.js serve` against the cluster and waits for it to be ready. */
+export async function startAdmission(
+  plane: ControlPlane,
+  kubeconfig: string,
+  extraArgs: readonly string[] = [],
+  options: { readonly waitUntilReady?: boolean } = {},
+): Promise<RunningAdmission> {
+  const certDir = join(plane.dir, 'webhook-certs')
+  await mkdir(certDir, { recursive: true })
+  const certificates = await createDevCertificates({ hosts: ['127.0.0.1'], validDays: 2 })
+  await writeDevCertificates(certDir, certificates)
+  const [port, probePort] = [await freePort(), await freePort()]
+  const proc = startProcess(
+    'mcp-admission',
+    process.execPath,
+    [
+      join(REPO, 'dist/main.js'),
+      'serve',
+      `--kubeconfig=${kubeconfig}`,
+      `--cert-dir=${certDir}`,
+      '--host=127.0.0.1',
+      `--port=${port}`,
+      '--probe-host=127.0.0.1',
+      `--probe-port=${probePort}`,
+      '--shutdown-delay=0s',
+      '--log-level=debug',
+      ...extraArgs,
+    ],
+    { logFile: join(plane.dir, 'mcp-admission.log'), env: { ...process.env, KUBECONFIG: '' } },
+  )
+  const probeUrl = `http://127.0.0.1:${probePort}`
+  const probe = async (path: string) => {
+    const response = await fetch(`${probeUrl}${path}`)
+    return { status: response.status, body: await response.text() }
+  }
+  const wanted = options.waitUntilReady === false ? [200, 503] : [200]
+  await waitFor(
+    'mcp-admission /readyz',
+    async () => (wanted.includes((await probe('/readyz')).status) ? true : undefined),
+    {
+      timeoutMs: 60_000,
+      process: proc,
+    },
+  )
+  return {
+    process: proc,
+    admissionUrl: `https://127.0.0.1:${port}`,
+    probeUrl,
+    caPem: certificates.ca,
+    certDir,
+    probe,
+    async metric(name, labels = {}) {
+      const text = (await probe('/metrics')).body
+      return sumSeries(text, name, labels)
+    },
+    stop: () => proc.stop(),
+  }
+}
+
+/** Registers the shipped webhook configurations, pointed at `admission` on loopback. */
+export async function registerWebhooks(
+  kubectl: Kubectl,
+  manifests: readonly Manifest[],
+  admission: RunningAdmission,
+): Promise<void> {
+  const caBundle = Buffer.from(admission.caPem).toString('base64')
+  const webhooks = manifests
+    .filter((manifest) => WEBHOOK_KINDS.has(manifest.kind))
+    .map((manifest) => {
+      const copy = structuredClone(manifest)
+      for (const webhook of copy['webhooks'] as {
+        clientConfig: { service?: { path?: string } }
+      }[]) {
+        const path = webhook.clientConfig.service?.path ?? '/'
+        webhook.clientConfig = {
+          url: `${admission.admissionUrl}${path}`,
+          caBundle,
+        } as typeof webhook.clientConfig
+      }
+      return copy
+    })
+  if (webhooks.length === 0) throw new Error('manifests/ renders no webhook configurations')
+  await mustKubectl(kubectl, ['apply', '--server-side', '-f', '-'], toList(webhooks))
+}
+
+/** Sums the samples of `name` whose labels include `labels`, from Prometheus text. */
+export function sumSeries(
+  text: string,
+  name: string,
+  labels: Readonly<Record<string, string>>,
+): number {
+  let total = 0
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name) || line.startsWith('#')) continue
+    const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)/.exec(line)
+    if (!match || match[1] !== name) continue
+    const present = match[2] ?? ''
+    if (Object.entries(labels).every(([key, value]) => present.includes(`${key}="${value}"`)))
+      total += Number(match[3])
+  }
+  return total
+}
+
+function toList(items: readonly unknown[]): string {
+  return JSON.stringify({ apiVersion: 'v1', kind: 'List', items })
+}

@@ -1,0 +1,104 @@
+/**
+ * Child processes of the end-to-end suite: output kept in a log file (printed when a start
+ * fails), stopped with SIGTERM then SIGKILL, and killed when the test process exits whatever the
+ * reason, so no etcd or API server outlives a run.
+ */
+
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { createWriteStream } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+const live = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL')
+})
+
+export interface Managed {
+  readonly name: string
+  readonly logFile: string
+  readonly child: ChildProcess
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  readonly exited: Promise<number | string>
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+  stop(graceMs?: number): Promise<void>
+  /** The last lines of the log, for failure messages. */
+  tail(lines?: number): Promise<string>
+}
+
+export function startProcess(
+  name: string,
+  command: string,
+  args: readonly string[],
+  options: { readonly logFile: string; readonly env?: NodeJS.ProcessEnv; readonly cwd?: string },
+): Managed {
+  const log = createWriteStream(options.logFile, { flags: 'a' })
+  const child = spawn(command, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: options.env ?? process.env,
+    cwd: options.cwd,
+  })
+  child.stdout.pipe(log, { end: false })
+  child.stderr.pipe(log, { end: false })
+  live.add(child)
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      live.delete(child)
+      resolve(code ?? signal ?? 'unknown')
+    })
+    child.once('error', (error) => {
+      live.delete(child)
+      log.write(`\n[harness] ${name} failed to start: ${error.message}\n`)
+      resolve('spawn error')
+    })
+  })
+  return {
+    name,
+    logFile: options.logFile,
+    child,
+    exited,
+    async stop(graceMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill('SIGTERM')
+      const outcome = await Promise.race([exited, sleep(graceMs, 'timeout' as const)])
+      if (outcome === 'timeout') {
+        child.kill('SIGKILL')
+        await exited
+      }
+    },
+    async tail(lines = 40) {
+      const text = await readFile(options.logFile, 'utf8').catch(() => '')
+      return text.split('\n').slice(-lines).join('\n')
+    },
+  }
+}
+
+/** Polls `check` until it returns a value, the process dies, or the time runs out. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  options: { readonly timeoutMs: number; readonly process?: Managed; readonly intervalMs?: number },
+): Promise<T> {
+  const deadline = Date.now() + options.timeoutMs
+  let lastError = ''
+  for (;;) {
+    const proc = options.process
+    if (proc && (proc.child.exitCode !== null || proc.child.signalCode !== null)) {
+      throw new Error(`${proc.name} exited while waiting for ${what}:\n${await proc.tail()}`)
+    }
+    try {
+      const value = await check()
+      if (value !== undefined) return value
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error)
+    }
+    if (Date.now() > deadline) {
+      const tail = proc ? `\n${proc.name} log:\n${await proc.tail()}` : ''
+      throw new Error(
+        `timed out after ${options.timeoutMs} ms waiting for ${what} ${lastError}${tail}`,
+      )
+    }
+    await sleep(options.intervalMs ?? 200)
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The shipped RBAC against the real authoriser: the service account reads what the cluster view
+ * watches, writes only status and its Lease, and cannot touch Secrets or anything else.
+ */
+
+import t from 'tap'
+import {
+  installCrds,
+  installIdentity,
+  renderManifests,
+  SERVICE_ACCOUNT,
+  SERVICE_NAMESPACE,
+} from './harness/admission.ts'
+import { startControlPlane } from './harness/control-plane.ts'
+import { kubectlFor } from './harness/kubectl.ts'
+
+const plane = await startControlPlane()
+t.teardown(() => plane.stop())
+const kubectl = kubectlFor(plane.kubeconfig)
+// kubectl resolves resource names through discovery, so the ToolHive kinds must be served.
+await installCrds(kubectl)
+await installIdentity(kubectl, await renderManifests(kubectl))
+
+const AS = `--as=system:serviceaccount:${SERVICE_NAMESPACE}:${SERVICE_ACCOUNT}`
+
+/** [verb, resource, namespace ('' for all), allowed] */
+const cases: [string, string, string, boolean][] = [
+  ['list', 'mcpservers.toolhive.stacklok.dev', '', true],
+  ['watch', 'mcpservers.toolhive.stacklok.dev', '', true],
+  ['get', 'mcpremoteproxies.toolhive.stacklok.dev', 'team-a', true],
+  ['watch', 'virtualmcpservers.toolhive.stacklok.dev', '', true],
+  ['watch', 'mcpwebhookconfigs.toolhive.stacklok.dev', '', true],
+  ['list', 'configmaps', '', true],
+  ['watch', 'configmaps', '', true],
+  ['get', 'deployments.apps', 'team-a', true],
+  ['patch', 'mcpservers.toolhive.stacklok.dev/status', 'team-a', true],
+  ['patch', 'mcpwebhookconfigs.toolhive.stacklok.dev/status', 'team-a', true],
+  ['create', 'leases.coordination.k8s.io', SERVICE_NAMESPACE, true],
+  // Nothing more.
+  ['get', 'secrets', 'team-a', false],
+  ['list', 'secrets', '', false],
+  ['get', 'secrets', SERVICE_NAMESPACE, false],
+  ['update', 'mcpservers.toolhive.stacklok.dev', 'team-a', false],
+  ['patch', 'mcpservers.toolhive.stacklok.dev', 'team-a', false],
+  ['delete', 'mcpwebhookconfigs.toolhive.stacklok.dev', 'team-a', false],
+  ['create', 'configmaps', 'team-a', false],
+  ['update', 'configmaps', 'team-a', false],
+  ['list', 'deployments.apps', '', false],
+  ['patch', 'deployments.apps', 'team-a', false],
+  ['update', 'deployments.apps/scale', 'team-a', false],
+  ['create', 'leases.coordination.k8s.io', 'team-a', false],
+  ['update', 'leases.coordination.k8s.io', 'kube-system', false],
+  ['create', 'pods', 'team-a', false],
+  ['create', 'mutatingwebhookconfigurations.admissionregistration.k8s.io', '', false],
+]
+
+for (const [verb, resource, namespace, allowed] of cases) {
+  t.test(
+    `${allowed ? 'can' : 'cannot'} ${verb} ${resource}${namespace ? ` in ${namespace}` : ''}`,
+    async (t) => {
+      const scope = namespace === '' ? ['--all-namespaces'] : ['-n', namespace]
+      const [name = resource, subresource] = resource.split('/')
+      const sub = subresource === undefined ? [] : [`--subresource=${subresource}`]
+      const result = await kubectl(['auth', 'can-i', verb, name, ...sub, AS, ...scope])
+      t.equal(result.stdout.trim(), allowed ? 'yes' : 'no', result.stderr)
+    },
+  )
+}
+
+t.test('the Lease is writable only by its name', async (t) => {
+  const own = await kubectl([
+    'auth',
+    'can-i',
+    'update',
+    'leases.coordination.k8s.io/mcp-admission-reconciler',
+    AS,
+    '-n',
+    SERVICE_NAMESPACE,
+  ])
+  t.equal(own.stdout.trim(), 'yes')
+  const other = await kubectl([
+    'auth',
+    'can-i',
+    'update',
+    'leases.coordination.k8s.io/someone-else',
+    AS,
+    '-n',
+    SERVICE_NAMESPACE,
+  ])
+  t.equal(other.stdout.trim(), 'no')
+})
