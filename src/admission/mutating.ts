@@ -7,6 +7,7 @@ import type { MutationResult } from '../policy/result.ts'
 import type { Handler } from './handler.ts'
 import { diff } from './patch.ts'
 import { allowed, denied, patched } from './response.ts'
+import { subjectOf } from './validating.ts'
 import type { AdmissionRequest } from './review.ts'
 
 export interface Mutator<Facts> {
@@ -28,7 +29,9 @@ export function mutatingHandler<Facts>(mutator: Mutator<Facts>): Handler {
     if (!original) return allowed(request.uid)
     const facts = await mutator.gather(request, view)
     const result = mutator.mutate(structuredClone(original), facts)
-    if (isRefused(result)) return denied(request.uid, result.violations, result.warnings)
+    if (isRefused(result)) {
+      return denied(request.uid, result.violations, result.warnings, subjectOf(request))
+    }
     return patched(request.uid, diff(original, result.object), result.warnings)
   }
 }

@@ -2,6 +2,7 @@
 
 import fastJsonPatch from 'fast-json-patch'
 import type { Operation } from 'fast-json-patch'
+import { isRecord, setOwn } from '../policy/kube.ts'
 
 export type { Operation as PatchOperation } from 'fast-json-patch'
 
@@ -13,9 +14,46 @@ export function diff(original: object, mutated: object): Operation[] {
   return fastJsonPatch.compare(original, mutated)
 }
 
-/** Applies a patch to a copy of `document` (used by the CLI to show admitted objects). */
+/**
+ * Applies a patch from `diff` (add, remove, replace) to a copy of `document`: the CLI uses it to
+ * show admitted objects, as the API server would store them. Not fast-json-patch's applyPatch: it
+ * assigns with `=`, so a legal map key named `__proto__` either sets the prototype or is refused,
+ * where the API server stores it as a key like any other.
+ */
 export function applyPatch<T>(document: T, patch: readonly Operation[]): T {
-  // The patch is ours, so validation is off; prototype changes stay banned.
-  return fastJsonPatch.applyPatch(structuredClone(document), [...patch], false, false, true)
-    .newDocument
+  const root = { value: structuredClone(document) as unknown }
+  for (const operation of patch) {
+    const tokens =
+      operation.path === '' ? [] : operation.path.slice(1).split('/').map(unescapeToken)
+    const key = tokens.pop()
+    let parent: unknown = root.value
+    for (const token of tokens)
+      parent =
+        isRecord(parent) || Array.isArray(parent)
+          ? (parent as Record<string, unknown>)[token]
+          : undefined
+    if (key === undefined) {
+      if (operation.op === 'add' || operation.op === 'replace')
+        root.value = structuredClone(operation.value)
+      continue
+    }
+    if (Array.isArray(parent)) {
+      const items = parent as unknown[]
+      const index = key === '-' ? items.length : Number(key)
+      if (operation.op === 'remove') items.splice(index, 1)
+      else if (operation.op === 'add') items.splice(index, 0, structuredClone(operation.value))
+      else if (operation.op === 'replace') items[index] = structuredClone(operation.value)
+    } else if (isRecord(parent)) {
+      if (operation.op === 'remove') Reflect.deleteProperty(parent, key)
+      else if (operation.op === 'add' || operation.op === 'replace')
+        setOwn(parent, key, structuredClone(operation.value))
+    } else {
+      throw new Error(`cannot apply ${operation.op} at ${operation.path}: no such parent`)
+    }
+  }
+  return root.value as T
+}
+
+function unescapeToken(token: string): string {
+  return token.replaceAll('~1', '/').replaceAll('~0', '~')
 }

@@ -1,7 +1,8 @@
 /** Builders for admission responses: allowed, patched, denied and errored verdicts. */
 
-import { formatViolation, formatViolations } from '../policy/field-errors.ts'
+import { formatViolationBody, formatViolations } from '../policy/field-errors.ts'
 import type { FieldViolation } from '../policy/field-errors.ts'
+import { shortWarning } from '../policy/warnings.ts'
 import type { Operation as PatchOperation } from 'fast-json-patch'
 import type {
   AdmissionApiVersion,
@@ -9,9 +10,6 @@ import type {
   AdmissionReviewResponse,
   StatusCause,
 } from './review.ts'
-
-/** Longest warning we send; the API server and kubectl expect short ones. */
-export const MAX_WARNING_LENGTH = 120
 
 /** Allows the request unchanged. */
 export function allowed(uid: string, warnings: readonly string[] = []): AdmissionResponse {
@@ -36,31 +34,43 @@ export function patched(
   )
 }
 
-/** Denies with every violation in the message and in `details.causes`. */
+/** The object a denial is about, so kubectl can say `The MCPWebhookConfig "x" is invalid`. */
+export interface DeniedSubject {
+  readonly group: string
+  readonly kind: string
+  readonly name?: string | undefined
+}
+
+/**
+ * Denies with every violation in the message and, for field violations, in `details.causes`
+ * shaped like the API server's own validation errors (422 Invalid; each cause's message without
+ * its field, which kubectl prints in front). Violations of no field (a DELETE refused because of
+ * other objects) deny as 403 Forbidden with the message alone.
+ */
 export function denied(
   uid: string,
   violations: readonly FieldViolation[],
   warnings: readonly string[] = [],
+  subject?: DeniedSubject,
 ): AdmissionResponse {
+  const message = formatViolations(violations)
+  if (violations.every((v) => v.field === '')) {
+    const status = { status: 'Failure', message, reason: 'Forbidden', code: 403 } as const
+    return withWarnings({ uid, allowed: false, status }, warnings)
+  }
   const causes: StatusCause[] = violations.map((v) => ({
     reason: v.type,
-    message: formatViolation(v),
+    message: formatViolationBody(v),
     field: v.field,
   }))
-  return withWarnings(
-    {
-      uid,
-      allowed: false,
-      status: {
-        status: 'Failure',
-        message: formatViolations(violations),
-        reason: 'Invalid',
-        code: 422,
-        details: { causes },
-      },
-    },
-    warnings,
-  )
+  const details = {
+    ...(subject?.name ? { name: subject.name } : {}),
+    ...(subject?.group ? { group: subject.group } : {}),
+    ...(subject ? { kind: subject.kind } : {}),
+    causes,
+  }
+  const status = { status: 'Failure', message, reason: 'Invalid', code: 422, details } as const
+  return withWarnings({ uid, allowed: false, status }, warnings)
 }
 
 /** Denies because the request could not be handled (bad input: 400, our fault: 500). */
@@ -85,12 +95,9 @@ export function toReview(
   return { apiVersion, kind: 'AdmissionReview', response }
 }
 
-/** Shortens each warning to MAX_WARNING_LENGTH characters and drops duplicates. */
+/** Shortens each warning to 120 characters and drops duplicates. */
 export function shortWarnings(warnings: readonly string[]): string[] {
-  const short = warnings.map((w) =>
-    w.length <= MAX_WARNING_LENGTH ? w : `${w.slice(0, MAX_WARNING_LENGTH - 1)}…`,
-  )
-  return [...new Set(short)]
+  return [...new Set(warnings.map(shortWarning))]
 }
 
 function withWarnings(response: AdmissionResponse, warnings: readonly string[]): AdmissionResponse {

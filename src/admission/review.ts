@@ -48,7 +48,15 @@ export interface ResponseStatus {
   message?: string
   reason?: string
   code: number
-  details?: { causes: StatusCause[] }
+  details?: StatusDetails
+}
+
+/** metav1.StatusDetails: kubectl names the object from these and lists the causes. */
+export interface StatusDetails {
+  name?: string
+  group?: string
+  kind?: string
+  causes: StatusCause[]
 }
 
 export interface AdmissionResponse {

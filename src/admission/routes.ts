@@ -1,8 +1,20 @@
 /** The product's route table: which policy answers which request (DESIGN §3–§5). */
 
 import { mutateRunConfigMap } from '../policy/content-checksum.ts'
+import type { KubeObject } from '../policy/kube.ts'
+import { mutateProxyDeployment } from '../policy/proxy-deployment.ts'
+import { ratchet } from '../policy/ratchet.ts'
+import { capStdioScale } from '../policy/stdio-scale.ts'
+import { validateWebhookConfig } from '../policy/webhook-config.ts'
+import { validateWebhookConfigDelete } from '../policy/webhook-config-delete.ts'
+import { validateWorkload } from '../policy/workload-validation.ts'
 import { mutatingHandler, pureMutator } from './mutating.ts'
+import { gatherProxyDeploymentFacts, gatherScaleFacts } from './proxy-facts.ts'
 import type { Route } from './router.ts'
+import { pureValidator, validatingHandler } from './validating.ts'
+import { gatherReferencingServers, gatherWorkloadFacts } from './validation-facts.ts'
+
+const TOOLHIVE = 'toolhive.stacklok.dev'
 
 export function productRoutes(): Route[] {
   return [
@@ -14,5 +26,65 @@ export function productRoutes(): Route[] {
       operations: ['CREATE', 'UPDATE'],
       handler: mutatingHandler(pureMutator(mutateRunConfigMap)),
     },
+    {
+      webhook: 'mutate',
+      group: 'apps',
+      kind: 'Deployment',
+      subResource: '',
+      operations: ['CREATE', 'UPDATE'],
+      handler: mutatingHandler({
+        gather: gatherProxyDeploymentFacts,
+        mutate: mutateProxyDeployment,
+      }),
+    },
+    {
+      webhook: 'mutate',
+      group: 'autoscaling',
+      kind: 'Scale',
+      subResource: 'scale',
+      resource: 'deployments',
+      operations: ['UPDATE'],
+      handler: mutatingHandler({ gather: gatherScaleFacts, mutate: capStdioScale }),
+    },
+    {
+      webhook: 'validate',
+      group: TOOLHIVE,
+      kind: 'MCPWebhookConfig',
+      subResource: '',
+      operations: ['CREATE', 'UPDATE'],
+      handler: validatingHandler(
+        pureValidator((input) =>
+          ratchet(input, (object) => validateWebhookConfig({ ...input, object })),
+        ),
+      ),
+    },
+    {
+      webhook: 'validate',
+      group: TOOLHIVE,
+      kind: 'MCPWebhookConfig',
+      subResource: '',
+      operations: ['DELETE'],
+      handler: validatingHandler({
+        gather: gatherReferencingServers,
+        validate: (input, servers) => validateWebhookConfigDelete(nameOf(input.oldObject), servers),
+      }),
+    },
+    ...(['MCPServer', 'MCPRemoteProxy', 'VirtualMCPServer'] as const).map((kind): Route => ({
+      webhook: 'validate',
+      group: TOOLHIVE,
+      kind,
+      subResource: '',
+      operations: ['CREATE', 'UPDATE'],
+      handler: validatingHandler({
+        gather: gatherWorkloadFacts,
+        validate: (input, facts) =>
+          ratchet(input, (object) => validateWorkload({ ...input, object }, facts)),
+      }),
+    })),
   ]
+}
+
+function nameOf(object: KubeObject | undefined): string {
+  const name = object?.metadata?.name
+  return typeof name === 'string' ? name : ''
 }

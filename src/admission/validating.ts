@@ -4,6 +4,7 @@ import type { ClusterView } from '../cluster/view.ts'
 import type { ValidationInput, ValidationResult } from '../policy/result.ts'
 import type { Handler } from './handler.ts'
 import { allowed, denied } from './response.ts'
+import type { DeniedSubject } from './response.ts'
 import type { AdmissionRequest } from './review.ts'
 
 export interface Validator<Facts> {
@@ -11,6 +12,13 @@ export interface Validator<Facts> {
   readonly gather: (request: AdmissionRequest, view: ClusterView) => Promise<Facts>
   /** The pure rule. */
   readonly validate: (input: ValidationInput, facts: Facts) => ValidationResult
+}
+
+/** A validator that needs nothing from the cluster. */
+export function pureValidator(
+  validate: (input: ValidationInput) => ValidationResult,
+): Validator<undefined> {
+  return { gather: () => Promise.resolve(undefined), validate: (input) => validate(input) }
 }
 
 /** Builds the handler that runs `validator` on the request. */
@@ -26,7 +34,12 @@ export function validatingHandler<Facts>(validator: Validator<Facts>): Handler {
       facts,
     )
     return result.violations.length > 0
-      ? denied(request.uid, result.violations, result.warnings)
+      ? denied(request.uid, result.violations, result.warnings, subjectOf(request))
       : allowed(request.uid, result.warnings)
   }
+}
+
+/** What the request is about, for the denial's details. */
+export function subjectOf(request: AdmissionRequest): DeniedSubject {
+  return { group: request.kind.group, kind: request.kind.kind, name: request.name }
 }

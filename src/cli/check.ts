@@ -125,7 +125,10 @@ function refusal(
   response: AdmissionResponse,
   warnings: string[],
 ): CheckVerdict {
-  const causes = response.status?.details?.causes.map((c) => c.message) ?? []
+  const causes =
+    response.status?.details?.causes.map((c) =>
+      c.field === '' ? c.message : `${c.field}: ${c.message}`,
+    ) ?? []
   return {
     admitted: false,
     webhook,

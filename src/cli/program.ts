@@ -97,6 +97,18 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         .choices(LOG_LEVELS)
         .env('MCP_ADMISSION_LOG_LEVEL'),
     )
+    .addOption(new Option('--no-reconciler', 'serve admission only; do not write status'))
+    .addOption(
+      new Option('--reconciler-only', 'write status only; serve no admission webhooks').env(
+        'MCP_ADMISSION_RECONCILER_ONLY',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--leader-election-namespace <ns>',
+        "namespace of the reconciler's Lease (default: POD_NAMESPACE, else mcp-admission)",
+      ),
+    )
     .action(async (options: ServeOptions) => {
       exitCode = await serveCommand(options, io)
     })

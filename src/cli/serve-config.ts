@@ -22,7 +22,14 @@ export interface ServeOptions {
   objects?: string[]
   kubeconfig?: string
   logLevel?: string
+  /** `false` from `--no-reconciler`. */
+  reconciler?: boolean
+  reconcilerOnly?: boolean
+  leaderElectionNamespace?: string
 }
+
+/** What runs: both (the default in a cluster), admission only, or the status reconciler only. */
+export type RunMode = 'all' | 'admission' | 'reconciler'
 
 export type ViewSource =
   /** No cluster configured: the embedded default (sample objects, development certificates). */
@@ -38,6 +45,9 @@ export interface ServeConfig {
   readonly logLevel: (typeof LOG_LEVELS)[number]
   /** Generate development certificates in the cert dir when it has none. */
   readonly generateDevCertificates: boolean
+  readonly mode: RunMode
+  /** Where the reconciler's Lease lives (the service's own namespace). */
+  readonly leaderElectionNamespace: string
 }
 
 export const IN_CLUSTER_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs'
@@ -86,6 +96,23 @@ export function resolveServeConfig(
     errors,
   )
 
+  // The reconciler writes status in a cluster; with files or the embedded default there is none.
+  const cluster = view.kind === 'cluster'
+  if (options.reconcilerOnly === true && options.reconciler === false) {
+    errors.push('--reconciler-only and --no-reconciler exclude each other')
+  }
+  if (options.reconcilerOnly === true && !cluster) {
+    errors.push('--reconciler-only: needs a cluster (in a pod or --kubeconfig) and no --objects')
+  }
+  const mode: RunMode =
+    options.reconcilerOnly === true
+      ? 'reconciler'
+      : cluster && options.reconciler !== false
+        ? 'all'
+        : 'admission'
+  const leaderElectionNamespace =
+    options.leaderElectionNamespace ?? nonEmpty(env.POD_NAMESPACE) ?? 'mcp-admission'
+
   const logLevel = options.logLevel ?? 'info'
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     errors.push(`--log-level: must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`)
@@ -107,6 +134,8 @@ export function resolveServeConfig(
       view,
       logLevel: logLevel as ServeConfig['logLevel'],
       generateDevCertificates: embedded,
+      mode,
+      leaderElectionNamespace,
     },
   }
 }

@@ -8,7 +8,14 @@ import { loadObjects } from '../cluster/load-objects.ts'
 import type { ClusterView } from '../cluster/view.ts'
 import { startServer } from '../http/server.ts'
 import type { RunningServer } from '../http/server.ts'
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 import type { Logger } from 'pino'
+import { KubeApi } from '../cluster/kube-api.ts'
+import { KubeView } from '../cluster/kube-view.ts'
+import { createMetrics } from '../http/metrics.ts'
+import { startReconciler } from '../reconciler/controller.ts'
+import { DEFAULT_TIMING, LEASE_NAME } from '../reconciler/leader-election.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 import { createLogger } from './logger.ts'
@@ -41,20 +48,42 @@ export async function startFromConfig(config: ServeConfig, io: CliIo): Promise<R
     if (created)
       logger.info({ certDir: config.server.certDir }, 'generated development certificates')
   }
-  const { view, stop: stopView } = await createView(config, logger)
+  const { view, stop: stopView, cluster } = await createView(config, logger)
+  const metrics = createMetrics()
   const server = await startServer(config.server, {
-    admission: createAdmission({ view }),
+    admission: config.mode === 'reconciler' ? undefined : createAdmission({ view }),
     view,
     logger,
+    metrics,
   }).catch(async (error: unknown) => {
     await stopView()
     throw error
   })
+  const reconciler =
+    cluster && config.mode !== 'admission'
+      ? startReconciler({
+          api: cluster.api,
+          view: cluster.view,
+          logger,
+          metrics,
+          election: {
+            ...DEFAULT_TIMING,
+            namespace: config.leaderElectionNamespace,
+            name: LEASE_NAME,
+            identity: `${hostname()}_${randomUUID().slice(0, 8)}`,
+          },
+        })
+      : undefined
   let closing: Promise<void> | undefined
   const running: RunningServer = {
     ...server,
-    // The view outlives the drain: requests still in flight may read it.
-    close: () => (closing ??= server.close().then(stopView)),
+    // The view outlives the drain (requests in flight may read it); the Lease is released on the way.
+    close: () =>
+      (closing ??= (async () => {
+        await server.close()
+        await reconciler?.stop()
+        await stopView()
+      })()),
   }
   if (config.view.kind === 'embedded') {
     logger.info(
@@ -68,10 +97,14 @@ export async function startFromConfig(config: ServeConfig, io: CliIo): Promise<R
   return running
 }
 
-async function createView(
-  config: ServeConfig,
-  logger: Logger,
-): Promise<{ view: ClusterView; stop: () => Promise<void> }> {
+interface CreatedView {
+  readonly view: ClusterView
+  readonly stop: () => Promise<void>
+  /** Set when reading a real cluster: what the reconciler needs. */
+  readonly cluster?: { readonly api: KubeApi; readonly view: KubeView }
+}
+
+async function createView(config: ServeConfig, logger: Logger): Promise<CreatedView> {
   switch (config.view.kind) {
     case 'embedded':
     case 'files':
@@ -79,18 +112,17 @@ async function createView(
     case 'cluster': {
       // Loaded only here: the client is not needed for files or the embedded default.
       const { KubeConfig } = await import('@kubernetes/client-node')
-      const { KubeApi } = await import('../cluster/kube-api.ts')
-      const { KubeView } = await import('../cluster/kube-view.ts')
       const kubeConfig = new KubeConfig()
       if (config.view.kubeconfig === undefined) kubeConfig.loadFromCluster()
       else kubeConfig.loadFromFile(config.view.kubeconfig)
-      const view = new KubeView({ api: new KubeApi(kubeConfig), logger })
+      const api = new KubeApi(kubeConfig)
+      const view = new KubeView({ api, logger })
       view.start()
       logger.info(
         { server: kubeConfig.getCurrentCluster()?.server },
         'reading the cluster: not ready until every watch has synced',
       )
-      return { view, stop: () => view.stop() }
+      return { view, stop: () => view.stop(), cluster: { api, view } }
     }
   }
 }

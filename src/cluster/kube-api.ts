@@ -55,6 +55,38 @@ export class KubeApi {
   }
 
   /**
+   * Sends a write (`POST`, `PUT`, `PATCH`) with a JSON body; returns the status and the parsed
+   * body (a Kubernetes Status on errors). Never throws on an HTTP status; only when no response came.
+   */
+  async write(
+    method: 'POST' | 'PUT' | 'PATCH',
+    path: string,
+    body: unknown,
+    options: { readonly contentType?: string; readonly query?: Query } = {},
+  ): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
+    const payload = Buffer.from(JSON.stringify(body), 'utf8')
+    const response = await this.#request(
+      path,
+      options.query ?? {},
+      this.#requestTimeoutMs,
+      undefined,
+      {
+        method,
+        payload,
+        contentType: options.contentType ?? 'application/json',
+      },
+    )
+    const text = await readBody(response)
+    let parsed: Record<string, unknown> | undefined
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.statusCode ?? 0, body: parsed }
+  }
+
+  /**
    * Streams a watch until the server ends it (resolves) or it fails (rejects). `onEvent` is called
    * for every event in order. `signal` aborts it; an idle stream fails after `idleTimeoutMs`.
    */
@@ -93,6 +125,7 @@ export class KubeApi {
     query: Query,
     timeoutMs: number,
     signal?: AbortSignal,
+    write?: { readonly method: string; readonly payload: Buffer; readonly contentType: string },
   ): Promise<http.IncomingMessage> {
     const cluster = this.#config.getCurrentCluster()
     if (!cluster) throw new KubeApiError('the kubeconfig has no current cluster', 0)
@@ -100,7 +133,15 @@ export class KubeApi {
     for (const [key, value] of Object.entries(query)) {
       if (value !== undefined) url.searchParams.set(key, String(value))
     }
-    const options: https.RequestOptions = { method: 'GET', headers: { accept: 'application/json' } }
+    const options: https.RequestOptions = {
+      method: write?.method ?? 'GET',
+      headers: {
+        accept: 'application/json',
+        ...(write
+          ? { 'content-type': write.contentType, 'content-length': write.payload.length }
+          : {}),
+      },
+    }
     // Fills in credentials (tokens are refreshed per call) and a fresh agent we replace by ours.
     await this.#config.applyToHTTPSOptions(options)
     this.#agent ??= newAgent(url.protocol, options)
@@ -115,21 +156,28 @@ export class KubeApi {
       request.once('response', (response) => {
         // From here the timeout guards an idle response (a watch with no events or bookmarks).
         response.socket.setTimeout(timeoutMs, () =>
-          response.destroy(new KubeApiError(`GET ${path}: idle for ${timeoutMs} ms`, 0)),
+          response.destroy(
+            new KubeApiError(`${options.method ?? 'GET'} ${path}: idle for ${timeoutMs} ms`, 0),
+          ),
         )
         resolve(response)
       })
       request.once('timeout', () =>
-        request.destroy(new KubeApiError(`GET ${path}: no response within ${timeoutMs} ms`, 0)),
+        request.destroy(
+          new KubeApiError(
+            `${options.method ?? 'GET'} ${path}: no response within ${timeoutMs} ms`,
+            0,
+          ),
+        ),
       )
       request.once('error', (error) => {
         reject(
           error instanceof KubeApiError
             ? error
-            : new KubeApiError(`GET ${path}: ${error.message}`, 0),
+            : new KubeApiError(`${options.method ?? 'GET'} ${path}: ${error.message}`, 0),
         )
       })
-      request.end()
+      request.end(write?.payload)
     })
   }
 

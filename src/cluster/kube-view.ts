@@ -10,7 +10,7 @@ import type { KubeApi } from './kube-api.ts'
 import { MemoryView, objectKey } from './memory-view.ts'
 import { Reflector } from './reflector.ts'
 import type { ReflectorOptions, ReflectorStore } from './reflector.ts'
-import { VIEW_RESOURCES, resourcePath } from './resources.ts'
+import { LIVE_ONLY_RESOURCES, VIEW_RESOURCES, resourcePath } from './resources.ts'
 import type { ViewResource } from './resources.ts'
 import { trimForView } from './trim.ts'
 import type { ClusterView, ObjectKey, ReadOptions } from './view.ts'
@@ -27,11 +27,14 @@ export class KubeView implements ClusterView {
   readonly #cache = new MemoryView()
   readonly #resources: ReadonlyMap<string, ViewResource>
   readonly #reflectors: Reflector[]
+  readonly #listeners = new Set<(key: ObjectKey) => void>()
 
   constructor(options: KubeViewOptions) {
     const resources = options.resources ?? VIEW_RESOURCES
     this.#api = options.api
-    this.#resources = new Map(resources.map((resource) => [resource.kind, resource]))
+    this.#resources = new Map(
+      [...resources, ...LIVE_ONLY_RESOURCES].map((resource) => [resource.kind, resource]),
+    )
     const logger = options.logger.child({ component: 'cluster-view' })
     this.#reflectors = resources.map(
       (resource) =>
@@ -74,6 +77,21 @@ export class KubeView implements ClusterView {
     return object ? trimForView(key.kind, { ...object, kind: key.kind }) : undefined
   }
 
+  /** The keys of every cached object of `kind`. */
+  keysOf(kind: ObjectKey['kind']): ObjectKey[] {
+    return this.#cache.keysOf(kind)
+  }
+
+  /** Calls `listener` with the key of every object the cache adds, changes or drops; returns an unsubscribe. */
+  onChange(listener: (key: ObjectKey) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  #notify(key: ObjectKey | undefined): void {
+    if (key) for (const listener of this.#listeners) listener(key)
+  }
+
   serversReferencingWebhookConfig(namespace: string, configName: string): Promise<string[]> {
     return this.#cache.serversReferencingWebhookConfig(namespace, configName)
   }
@@ -81,25 +99,34 @@ export class KubeView implements ClusterView {
   #storeFor(resource: ViewResource): ReflectorStore {
     const cache = this.#cache
     const trim = (object: KubeObject) => trimForView(resource.kind, object)
+    const upsert = (object: KubeObject): ObjectKey | undefined => {
+      const trimmed = trim(object)
+      cache.put(trimmed)
+      const key = objectKey(trimmed)
+      this.#notify(key)
+      return key
+    }
+    const remove = (key: ObjectKey | undefined) => {
+      if (!key) return
+      cache.delete(key)
+      this.#notify(key)
+    }
     return {
       replace(objects) {
         const listed = new Set<string>()
         for (const object of objects) {
-          const trimmed = trim(object)
-          cache.put(trimmed)
-          const key = objectKey(trimmed)
+          const key = upsert(object)
           if (key) listed.add(`${key.namespace}/${key.name}`)
         }
         for (const key of cache.keysOf(resource.kind)) {
-          if (!listed.has(`${key.namespace}/${key.name}`)) cache.delete(key)
+          if (!listed.has(`${key.namespace}/${key.name}`)) remove(key)
         }
       },
       upsert(object) {
-        cache.put(trim(object))
+        upsert(object)
       },
       remove(object) {
-        const key = objectKey(object)
-        if (key) cache.delete(key)
+        remove(objectKey(object))
       },
     }
   }

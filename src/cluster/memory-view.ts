@@ -73,7 +73,9 @@ export function objectKey(object: KubeObject, defaultNamespace = 'default'): Obj
   const held =
     kind === 'ConfigMap'
       ? apiVersion === 'v1'
-      : isToolHiveKind(kind) && groupOf(apiVersion) === TOOLHIVE_GROUP
+      : kind === 'Deployment'
+        ? apiVersion === 'apps/v1'
+        : isToolHiveKind(kind) && groupOf(apiVersion) === TOOLHIVE_GROUP
   if (!held) return undefined
   const { name, namespace } = object.metadata ?? {}
   if (typeof name !== 'string' || name === '') return undefined

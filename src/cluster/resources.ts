@@ -41,6 +41,11 @@ export const VIEW_RESOURCES: readonly ViewResource[] = [
   },
 ]
 
+/** Read live only, never watched: the view needs one Deployment now and then, not all of them. */
+export const LIVE_ONLY_RESOURCES: readonly ViewResource[] = [
+  { kind: 'Deployment', group: 'apps', version: 'v1', plural: 'deployments' },
+]
+
 /** `apps/v1`-style apiVersion of a resource. */
 export function apiVersionOf(resource: ViewResource): string {
   return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`

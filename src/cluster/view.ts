@@ -7,8 +7,11 @@
 import type { KubeObject } from '../policy/kube.ts'
 import type { ToolHiveKind } from '../policy/names.ts'
 
-/** The kinds a view can be asked for. ConfigMaps are only RunConfig ConfigMaps. */
-export type ViewKind = ToolHiveKind | 'ConfigMap'
+/**
+ * The kinds a view can be asked for. Only RunConfig ConfigMaps are cached; Deployments are never
+ * cached, only read live (a `deployments/scale` review names the Deployment but does not carry it).
+ */
+export type ViewKind = ToolHiveKind | 'ConfigMap' | 'Deployment'
 
 export interface ObjectKey {
   readonly kind: ViewKind

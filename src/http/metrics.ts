@@ -13,6 +13,11 @@ export interface Metrics {
   readonly certificateNotAfter: Gauge
   readonly certificateReloads: Counter<'result'>
   readonly viewSynced: Gauge
+  readonly reconciles: Counter<'kind' | 'result'>
+  readonly reconcileSeconds: Histogram<'kind'>
+  readonly statusWrites: Counter<'kind'>
+  readonly reconcilerQueueDepth: Gauge
+  readonly reconcilerLeader: Gauge
 }
 
 export function createMetrics(): Metrics {
@@ -54,6 +59,35 @@ export function createMetrics(): Metrics {
     viewSynced: new Gauge({
       name: 'mcp_admission_cluster_view_synced',
       help: '1 when the cluster view has synced and admission reads current objects, else 0.',
+      registers: [registry],
+    }),
+    reconciles: new Counter({
+      name: 'mcp_admission_reconciles_total',
+      help: 'Status reconciles by kind and result (done, error).',
+      labelNames: ['kind', 'result'],
+      registers: [registry],
+    }),
+    reconcileSeconds: new Histogram({
+      name: 'mcp_admission_reconcile_duration_seconds',
+      help: 'Time to reconcile one object, including the status write.',
+      labelNames: ['kind'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      registers: [registry],
+    }),
+    statusWrites: new Counter({
+      name: 'mcp_admission_status_writes_total',
+      help: 'Status subresource writes (server-side apply) by kind.',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    reconcilerQueueDepth: new Gauge({
+      name: 'mcp_admission_reconciler_queue_depth',
+      help: 'Keys waiting to be reconciled.',
+      registers: [registry],
+    }),
+    reconcilerLeader: new Gauge({
+      name: 'mcp_admission_reconciler_leader',
+      help: '1 while this replica holds the reconciler Lease and writes status, else 0.',
       registers: [registry],
     }),
   }

@@ -60,16 +60,68 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-export async function startServer(
-  config: ServerConfig,
-  deps: { readonly admission: Admission; readonly view: ClusterView; readonly logger: Logger },
-): Promise<RunningServer> {
-  const { logger, view } = deps
-  const metrics = createMetrics()
-  const readiness = new Readiness()
+export interface ServerDeps {
+  /** Absent in reconciler-only mode: then only the probe port is served. */
+  readonly admission: Admission | undefined
+  readonly view: ClusterView
+  readonly logger: Logger
+  readonly metrics?: Metrics
+}
 
+export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
+  const { logger, view } = deps
+  const metrics = deps.metrics ?? createMetrics()
+  const readiness = new Readiness()
+  readiness.require('cluster view synced', () => {
+    const synced = view.isSynced()
+    metrics.viewSynced.set(synced ? 1 : 0)
+    return synced
+  })
+  // Probes first: /healthz answers and /readyz says what is missing while the rest starts.
+  const probes = buildProbeApp({ logger, metrics, readiness })
+  const probeUrl = await probes.listen({ host: config.probeHost, port: config.probePort })
+  let admission: { url: string; close: () => Promise<void> } | undefined
+  try {
+    if (deps.admission) {
+      admission = await startAdmissionListener(config, deps.admission, logger, metrics, readiness)
+    }
+  } catch (error) {
+    await probes.close()
+    throw error
+  }
+  logger.info({ admissionUrl: admission?.url, probeUrl }, 'mcp-admission serving')
+
+  const close = async (): Promise<void> => {
+    readiness.beginShutdown()
+    logger.info(
+      { delayMs: config.shutdownDelayMs },
+      'shutting down: not ready, waiting before drain',
+    )
+    await sleep(config.shutdownDelayMs)
+    await admission?.close()
+    await probes.close()
+    logger.info('shutdown complete')
+  }
+  let closing: Promise<void> | undefined
+  return {
+    admissionUrl: admission?.url ?? '',
+    probeUrl,
+    readiness,
+    metrics,
+    close: () => (closing ??= close()),
+  }
+}
+
+/** The HTTPS admission listener with its certificate watcher; `close` drains it. */
+async function startAdmissionListener(
+  config: ServerConfig,
+  admission: Admission,
+  logger: Logger,
+  metrics: Metrics,
+  readiness: Readiness,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const app = buildAdmissionApp({
-    admission: deps.admission,
+    admission,
     logger,
     metrics,
     // No certificate yet: handshakes fail until the watcher installs one.
@@ -105,48 +157,24 @@ export async function startServer(
     },
   })
   readiness.require('serving certificate loaded', () => certificates.current !== undefined)
-  readiness.require('cluster view synced', () => {
-    const synced = view.isSynced()
-    metrics.viewSynced.set(synced ? 1 : 0)
-    return synced
-  })
-
-  const probes = buildProbeApp({ logger, metrics, readiness })
-  const probeUrl = await probes.listen({ host: config.probeHost, port: config.probePort })
   try {
     await certificates.start()
-    const admissionUrl = await app.listen({ host: config.host, port: config.port })
-    logger.info({ admissionUrl, probeUrl }, 'mcp-admission serving')
-
-    let closing: Promise<void> | undefined
-    const close = async (): Promise<void> => {
-      readiness.beginShutdown()
-      logger.info(
-        { delayMs: config.shutdownDelayMs },
-        'shutting down: not ready, waiting before drain',
-      )
-      await sleep(config.shutdownDelayMs)
-      draining = true
-      const cut = setTimeout(() => {
-        logger.warn('drain timeout: closing remaining connections')
-        tlsServer.closeAllConnections()
-      }, config.drainTimeoutMs)
-      await app.close()
-      clearTimeout(cut)
-      certificates.stop()
-      await probes.close()
-      logger.info('shutdown complete')
-    }
+    const url = await app.listen({ host: config.host, port: config.port })
     return {
-      admissionUrl,
-      probeUrl,
-      readiness,
-      metrics,
-      close: () => (closing ??= close()),
+      url,
+      close: async () => {
+        draining = true
+        const cut = setTimeout(() => {
+          logger.warn('drain timeout: closing remaining connections')
+          tlsServer.closeAllConnections()
+        }, config.drainTimeoutMs)
+        await app.close()
+        clearTimeout(cut)
+        certificates.stop()
+      },
     }
   } catch (error) {
     certificates.stop()
-    await probes.close()
     throw error
   }
 }

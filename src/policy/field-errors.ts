@@ -40,13 +40,18 @@ const SHOWS_VALUE = new Set<ViolationType>([
 
 /** Renders one violation as `field: Label: "value": detail`. */
 export function formatViolation(violation: FieldViolation): string {
+  const body = formatViolationBody(violation)
+  return violation.field === '' ? body : `${violation.field}: ${body}`
+}
+
+/** The part after the field, `Label: "value": detail`, as a Status cause's message carries it. */
+export function formatViolationBody(violation: FieldViolation): string {
   const parts: string[] = [LABELS[violation.type]]
   if (SHOWS_VALUE.has(violation.type) && violation.value !== undefined) {
     parts.push(renderValue(violation.value))
   }
   if (violation.detail !== '') parts.push(violation.detail)
-  const body = parts.join(': ')
-  return violation.field === '' ? body : `${violation.field}: ${body}`
+  return parts.join(': ')
 }
 
 /** Renders a list like apimachinery's aggregate: one message, violations joined by `, `. */

@@ -71,3 +71,27 @@ export function ensureRecord(parent: JsonObject, key: string): JsonObject {
   setOwn(parent, key, created)
   return created
 }
+
+/** Structural equality of JSON values; iterative, so deeply nested input cannot overflow the stack. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  const pending: [unknown, unknown][] = [[a, b]]
+  for (let pair = pending.pop(); pair !== undefined; pair = pending.pop()) {
+    const [x, y] = pair
+    if (Object.is(x, y)) continue
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false
+      x.forEach((item: unknown, i) => pending.push([item, y[i]]))
+    } else if (isRecord(x)) {
+      if (!isRecord(y)) return false
+      const keys = Object.keys(x)
+      if (keys.length !== Object.keys(y).length) return false
+      for (const key of keys) {
+        if (!Object.hasOwn(y, key)) return false
+        pending.push([x[key], y[key]])
+      }
+    } else {
+      return false
+    }
+  }
+  return true
+}

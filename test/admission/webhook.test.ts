@@ -223,13 +223,50 @@ t.test('denials carry every violation in the message and in details.causes', asy
     answer.response.status?.message,
     '[spec.a: Required value, spec.b[1].url: Invalid value: "http://x": must use https]',
   )
-  t.same(answer.response.status?.details?.causes, [
-    { reason: 'FieldValueRequired', message: 'spec.a: Required value', field: 'spec.a' },
-    {
-      reason: 'FieldValueInvalid',
-      message: 'spec.b[1].url: Invalid value: "http://x": must use https',
-      field: 'spec.b[1].url',
-    },
-  ])
+  // Shaped like the API server's own validation errors: kubectl prints `field: message`.
+  t.same(answer.response.status?.details, {
+    name: 'demo-runconfig',
+    kind: 'ConfigMap',
+    causes: [
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.a' },
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "http://x": must use https',
+        field: 'spec.b[1].url',
+      },
+    ],
+  })
   t.equal(answer.response.warnings?.[0]?.length, 120, 'warnings are kept short')
 })
+
+t.test(
+  'a denial about no field (a refused DELETE) is a 403 Forbidden without causes',
+  async (t) => {
+    const refusing = createAdmission({
+      view: new MemoryView(),
+      routes: [
+        {
+          webhook: 'validate',
+          group: '',
+          kind: 'ConfigMap',
+          subResource: '',
+          operations: ['CREATE'],
+          handler: validatingHandler({
+            gather: () => Promise.resolve(undefined),
+            validate: () => ({
+              violations: [violation.forbidden('', 'still in use')],
+              warnings: [],
+            }),
+          }),
+        },
+      ],
+    })
+    const answer = reviewed(await refusing.review(review(runConfigMap()), 'validate'))
+    t.same(answer.response.status, {
+      status: 'Failure',
+      message: 'Forbidden: still in use',
+      reason: 'Forbidden',
+      code: 403,
+    })
+  },
+)

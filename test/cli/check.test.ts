@@ -98,3 +98,42 @@ t.test('bad files exit 2 with the file and document named', async (t) => {
   })
   t.match(await runCli(['check']), { code: 2, stderr: /missing required argument/ })
 })
+
+const SAMPLES = new URL('../../samples/', import.meta.url).pathname
+
+t.test('the shipped samples: the proxy Deployment is mutated, nothing is denied', async (t) => {
+  const result = await runCli(['check', '-o', 'json', join(SAMPLES, 'objects')])
+  t.equal(result.code, 0, result.stderr)
+  const items = (JSON.parse(result.stdout) as { items: any[] }).items
+  const deployment = items.find((item) => item.kind === 'Deployment')
+  const configMap = items.find((item) => item.kind === 'ConfigMap')
+  const annotations = deployment.spec.template.metadata.annotations
+  t.equal(
+    annotations['toolhive.stacklok.dev/runconfig-checksum'],
+    configMap.metadata.annotations['toolhive.stacklok.dev/content-checksum'],
+  )
+  t.equal(annotations['toolhive.stacklok.dev/mcpserver-generation'], '3')
+  t.equal(annotations['vault.hashicorp.com/agent-inject'], 'true', 'the owner override is merged')
+  t.equal(deployment.spec.replicas, 1, 'stdio is capped at one replica')
+  t.match(deployment.metadata.annotations['toolhive.stacklok.io/podvolumes-hash'], /^[0-9a-f]{64}$/)
+  t.match(result.stderr, /admitted Deployment default\/demo: mutated/)
+  t.match(
+    result.stderr,
+    /warning: spec\.replicas: stdio MCPServer demo supports 1 replica; set to 1 \(was 2\)/,
+  )
+})
+
+t.test('the invalid sample is denied with every violation listed (exit 1)', async (t) => {
+  const result = await runCli(['check', join(SAMPLES, 'invalid')])
+  t.equal(result.code, 1)
+  for (const text of [
+    'spec.validating[0].url: Invalid value: "not-a-valid-url"',
+    'spec.validating[0].timeout: Invalid value: "1m"',
+    'spec.validating[0].failurePolicy: Unsupported value: "Fail"',
+    'spec.validating[1].name: Duplicate value: "policy_check"',
+    'spec.validating[1].url: Invalid value: "http://audit.example.com/hook"',
+    'spec.validating[1].tlsConfig.clientKeySecretRef: Required value',
+  ]) {
+    t.ok(result.stdout.includes(text), text)
+  }
+})

@@ -4,7 +4,7 @@
  * it — rewritten only in `clientConfig`, the way controller-runtime's envtest does.
  */
 
-import { writeFile, mkdir } from 'node:fs/promises'
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseAllDocuments } from 'yaml'
@@ -129,7 +129,9 @@ export async function startAdmission(
   extraArgs: readonly string[] = [],
   options: { readonly waitUntilReady?: boolean } = {},
 ): Promise<RunningAdmission> {
-  const certDir = join(plane.dir, 'webhook-certs')
+  // Each instance has its own certificates and log: several may run against one control plane.
+  const instance = await mkdtemp(join(plane.dir, 'mcp-admission-'))
+  const certDir = join(instance, 'certs')
   await mkdir(certDir, { recursive: true })
   const certificates = await createDevCertificates({ hosts: ['127.0.0.1'], validDays: 2 })
   await writeDevCertificates(certDir, certificates)
@@ -150,7 +152,7 @@ export async function startAdmission(
       '--log-level=debug',
       ...extraArgs,
     ],
-    { logFile: join(plane.dir, 'mcp-admission.log'), env: { ...process.env, KUBECONFIG: '' } },
+    { logFile: join(instance, 'mcp-admission.log'), env: { ...process.env, KUBECONFIG: '' } },
   )
   const probeUrl = `http://127.0.0.1:${probePort}`
   const probe = async (path: string) => {
@@ -227,4 +229,61 @@ export function sumSeries(
 
 function toList(items: readonly unknown[]): string {
   return JSON.stringify({ apiVersion: 'v1', kind: 'List', items })
+}
+
+/**
+ * Writes `object` with the shipped validating webhooks out of the way, as a cluster would have
+ * stored it before mcp-admission was installed, then puts them back and waits until they answer
+ * again (an empty MCPWebhookConfig is denied once more).
+ */
+export async function storeWithoutValidation(
+  kubectl: Kubectl,
+  object: {
+    readonly apiVersion: string
+    readonly kind: string
+    readonly metadata: { readonly namespace: string; readonly name: string }
+    readonly spec?: unknown
+  },
+): Promise<void> {
+  const saved = JSON.parse(
+    await mustKubectl(kubectl, [
+      'get',
+      'validatingwebhookconfiguration',
+      'mcp-admission',
+      '-o',
+      'json',
+    ]),
+  ) as Manifest
+  await mustKubectl(kubectl, ['delete', 'validatingwebhookconfiguration', 'mcp-admission'])
+  // The API server drops the webhook asynchronously: retry until the write goes through.
+  await waitFor(
+    'the write without validation',
+    async () =>
+      (await kubectl(['apply', '-f', '-'], JSON.stringify(object))).code === 0 ? true : undefined,
+    {
+      timeoutMs: 10_000,
+    },
+  )
+  const { name, labels } = saved.metadata as { name: string; labels?: unknown }
+  await mustKubectl(
+    kubectl,
+    ['create', '-f', '-'],
+    JSON.stringify({ ...saved, metadata: { name, labels } }),
+  )
+  const probe = {
+    apiVersion: 'toolhive.stacklok.dev/v1alpha1',
+    kind: 'MCPWebhookConfig',
+    metadata: { name: 'validation-probe', namespace: object.metadata.namespace },
+    spec: {},
+  }
+  await waitFor(
+    'the validating webhook to answer again',
+    async () =>
+      (await kubectl(['create', '--dry-run=server', '-f', '-'], JSON.stringify(probe))).code !== 0
+        ? true
+        : undefined,
+    {
+      timeoutMs: 10_000,
+    },
+  )
 }

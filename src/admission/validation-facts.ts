@@ -1,0 +1,28 @@
+/** What the DESIGN §5 validators need from the cluster view. */
+
+import type { ClusterView } from '../cluster/view.ts'
+import { isRecord } from '../policy/kube.ts'
+import type { WorkloadFacts } from '../policy/workload-validation.ts'
+import type { AdmissionRequest } from './review.ts'
+
+/** Whether the MCPWebhookConfig a workload references exists (cache, then a live read on a miss). */
+export async function gatherWorkloadFacts(
+  request: AdmissionRequest,
+  view: ClusterView,
+): Promise<WorkloadFacts> {
+  const spec = request.object?.spec
+  const ref = isRecord(spec) ? spec.webhookConfigRef : undefined
+  const name = isRecord(ref) ? ref.name : undefined
+  if (typeof name !== 'string' || name === '' || request.namespace === undefined) return {}
+  const config = await view.get({ kind: 'MCPWebhookConfig', namespace: request.namespace, name })
+  return { webhookConfigExists: config !== undefined }
+}
+
+/** The MCPServers in the namespace that reference the config being deleted (from the view's index). */
+export async function gatherReferencingServers(
+  request: AdmissionRequest,
+  view: ClusterView,
+): Promise<string[]> {
+  if (request.namespace === undefined || request.name === undefined) return []
+  return view.serversReferencingWebhookConfig(request.namespace, request.name)
+}

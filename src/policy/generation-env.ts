@@ -1,0 +1,54 @@
+/**
+ * DESIGN §4.2: the proxy container reads its MCPServer generation from the pod's own annotation
+ * through the downward API, so old and new pods never race on a shared live-mounted value.
+ */
+
+import { isRecord, jsonEqual } from './kube.ts'
+import type { JsonObject } from './kube.ts'
+import { ANNOTATIONS } from './names.ts'
+
+export const PROXY_CONTAINER = 'toolhive'
+export const GENERATION_ENV = 'THV_MCPSERVER_GENERATION'
+
+/** The exact entry: `apiVersion` explicit, or the API server's defaulting reads as drift. */
+export function generationEnvEntry(): JsonObject {
+  return {
+    name: GENERATION_ENV,
+    valueFrom: {
+      fieldRef: {
+        apiVersion: 'v1',
+        fieldPath: `metadata.annotations['${ANNOTATIONS.mcpServerGeneration}']`,
+      },
+    },
+  }
+}
+
+/**
+ * Makes container `toolhive` of `podSpec` carry exactly one correct entry: a wrong or literal
+ * one is replaced where it stands, later duplicates are dropped, a missing one is appended.
+ * Every other entry keeps its place.
+ */
+export function setGenerationEnv(podSpec: JsonObject): void {
+  const containers = podSpec.containers
+  if (!Array.isArray(containers)) return
+  const container = (containers as unknown[]).find(
+    (c): c is JsonObject => isRecord(c) && c.name === PROXY_CONTAINER,
+  )
+  if (!container) return
+  const desired = generationEnvEntry()
+  const env = Array.isArray(container.env) ? (container.env as unknown[]) : undefined
+  if (!env) {
+    container.env = [desired]
+    return
+  }
+  const matching = env.flatMap((entry, index) =>
+    isRecord(entry) && entry.name === GENERATION_ENV ? [index] : [],
+  )
+  const [first, ...duplicates] = matching
+  if (first === undefined) {
+    env.push(desired)
+    return
+  }
+  if (!jsonEqual(env[first], desired)) env[first] = desired
+  for (const index of duplicates.reverse()) env.splice(index, 1)
+}

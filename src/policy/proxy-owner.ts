@@ -1,0 +1,53 @@
+/**
+ * DESIGN §3: a proxy Deployment is an apps/v1 Deployment whose controller ownerReference points
+ * at a ToolHive workload (any version of the group). The owner decides everything else.
+ */
+
+import { groupOf, isRecord } from './kube.ts'
+import type { KubeObject } from './kube.ts'
+import { TOOLHIVE_GROUP, WORKLOAD_KINDS } from './names.ts'
+import type { WorkloadKind } from './names.ts'
+
+export interface ProxyOwner {
+  readonly kind: WorkloadKind
+  readonly name: string
+  /** The ownerReference's uid ('' when absent, as in hand-written manifests). */
+  readonly uid: string
+}
+
+/** The workload that controls `object` when it is a proxy Deployment, else undefined. */
+export function proxyOwnerOf(object: KubeObject | undefined | null): ProxyOwner | undefined {
+  if (!object || object.kind !== 'Deployment' || object.apiVersion !== 'apps/v1') return undefined
+  return controllerWorkloadOf(object)
+}
+
+/** The controller ownerReference of `object` when it is a ToolHive workload. */
+export function controllerWorkloadOf(object: KubeObject): ProxyOwner | undefined {
+  const references = object.metadata?.ownerReferences
+  if (!Array.isArray(references)) return undefined
+  for (const reference of references as unknown[]) {
+    if (!isRecord(reference) || reference.controller !== true) continue
+    const { kind, name, uid } = reference
+    if (groupOf(reference.apiVersion) !== TOOLHIVE_GROUP) return undefined
+    if (!(WORKLOAD_KINDS as readonly unknown[]).includes(kind)) return undefined
+    if (typeof name !== 'string' || name === '') return undefined
+    return { kind: kind as WorkloadKind, name, uid: typeof uid === 'string' ? uid : '' }
+  }
+  return undefined
+}
+
+/**
+ * True when `owner` is the object the reference names: same uid, or no uid on one side to
+ * compare (files for the CLI carry none). A different uid is another incarnation of the name.
+ */
+export function isSameOwner(reference: ProxyOwner, owner: KubeObject): boolean {
+  const uid = owner.metadata?.uid
+  return reference.uid === '' || typeof uid !== 'string' || uid === '' || uid === reference.uid
+}
+
+/** MCPServer `spec.transport`, which defaults to stdio (DESIGN §4.2). */
+export function isStdioServer(owner: KubeObject): boolean {
+  if (owner.kind !== 'MCPServer') return false
+  const transport = isRecord(owner.spec) ? owner.spec.transport : undefined
+  return transport === undefined || transport === null || transport === '' || transport === 'stdio'
+}

@@ -1,0 +1,268 @@
+/**
+ * DESIGN §6: the status the reconciler stamps on ToolHive resources — its own conditions,
+ * `observedGeneration` and, for MCPWebhookConfig, `configHash`. Pure: the caller passes the time.
+ * The reconciler applies these fields with its own field manager, so it owns only the condition
+ * types listed here and never touches conditions written by the operator.
+ */
+
+import { createHash } from 'node:crypto'
+import { canonicalJson } from './canonical-json.ts'
+import { formatViolations } from './field-errors.ts'
+import { groupOf, isRecord } from './kube.ts'
+import type { JsonObject, KubeObject } from './kube.ts'
+import { TOOLHIVE_GROUP } from './names.ts'
+import { isStdioServer } from './proxy-owner.ts'
+import { validateWebhookConfig } from './webhook-config.ts'
+
+export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const
+export type ConditionStatus = (typeof CONDITION_STATUSES)[number]
+
+/** A metav1.Condition. */
+export interface Condition {
+  readonly type: string
+  readonly status: ConditionStatus
+  readonly reason: string
+  readonly message: string
+  /** RFC 3339 time at which `status` last changed. */
+  readonly lastTransitionTime: string
+  readonly observedGeneration?: number
+}
+
+/** A condition as computed from the object; the transition time is decided when merging. */
+export type DesiredCondition = Omit<Condition, 'lastTransitionTime'>
+
+export interface DesiredStatus {
+  readonly conditions: readonly DesiredCondition[]
+  readonly observedGeneration?: number
+  readonly configHash?: string
+}
+
+/** metav1.Condition's limit on `message`; counted in UTF-8 bytes, the stricter reading. */
+export const MAX_CONDITION_MESSAGE_BYTES = 32_768
+
+/** The condition types this reconciler owns (DESIGN §6). */
+export const CONDITION_TYPES = {
+  stdioReplicaCapped: 'StdioReplicaCapped',
+  sessionStorageWarning: 'SessionStorageWarning',
+  valid: 'Valid',
+} as const
+
+/** Every status/reason/message of the DESIGN §6 table, verbatim. */
+export const CONDITIONS = {
+  stdioCapped: {
+    type: CONDITION_TYPES.stdioReplicaCapped,
+    status: 'True',
+    reason: 'StdioTransportCapAt1',
+    message:
+      'stdio transport requires exactly 1 replica; deployment will use 1 regardless of spec.replicas',
+  },
+  stdioNotCapped: {
+    type: CONDITION_TYPES.stdioReplicaCapped,
+    status: 'False',
+    reason: 'StdioReplicaCapNotActive',
+    message: 'stdio replica cap is not active',
+  },
+  sessionStorageMissing: {
+    type: CONDITION_TYPES.sessionStorageWarning,
+    status: 'True',
+    reason: 'SessionStorageMissingForReplicas',
+    message:
+      'replicas > 1 but sessionStorage.provider is not redis; sessions are not shared across replicas',
+  },
+  sessionStorageConfigured: {
+    type: CONDITION_TYPES.sessionStorageWarning,
+    status: 'False',
+    reason: 'SessionStorageConfigured',
+    message: 'Redis session storage is configured',
+  },
+  sessionStorageNotApplicable: {
+    type: CONDITION_TYPES.sessionStorageWarning,
+    status: 'False',
+    reason: 'SessionStorageWarningNotApplicable',
+    message: 'session storage warning is not active',
+  },
+  valid: {
+    type: CONDITION_TYPES.valid,
+    status: 'True',
+    reason: 'ValidationSucceeded',
+    message: 'Spec validation passed',
+  },
+  invalid: {
+    type: CONDITION_TYPES.valid,
+    status: 'False',
+    reason: 'ValidationFailed',
+    message: '',
+  },
+} as const satisfies Record<string, DesiredCondition>
+
+/** The status DESIGN §6 wants on a ToolHive object (any version), or undefined for other kinds. */
+export function desiredStatus(object: KubeObject): DesiredStatus | undefined {
+  const untrusted: unknown = object
+  if (!isRecord(untrusted) || groupOf(untrusted.apiVersion) !== TOOLHIVE_GROUP) return undefined
+  const spec = isRecord(untrusted.spec) ? untrusted.spec : {}
+  const metadata = untrusted.metadata
+  const generation = isRecord(metadata) ? generationOf(metadata.generation) : undefined
+  // A copy each time: the caller may keep or change what it gets without touching CONDITIONS.
+  const stamp = (condition: DesiredCondition): DesiredCondition =>
+    generation === undefined ? { ...condition } : { ...condition, observedGeneration: generation }
+  const status = (conditions: DesiredCondition[], configHash?: string): DesiredStatus => ({
+    conditions: conditions.map(stamp),
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    ...(configHash === undefined ? {} : { configHash }),
+  })
+  switch (untrusted.kind) {
+    case 'MCPServer':
+      return status([stdioCondition(untrusted), sessionStorageCondition(spec)])
+    case 'MCPRemoteProxy':
+    case 'VirtualMCPServer':
+      return status([sessionStorageCondition(spec)])
+    case 'MCPWebhookConfig':
+      return status([validCondition(untrusted)], configHash(untrusted.spec))
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Lowercase hex SHA-256 of the spec's canonical JSON (canonical-json.ts: keys in code point order,
+ * arrays in order, no whitespace). An absent spec hashes as `null`, as Kubernetes treats both alike.
+ */
+export function configHash(spec: unknown): string {
+  return createHash('sha256')
+    .update(canonicalJson(spec ?? null), 'utf8')
+    .digest('hex')
+}
+
+/**
+ * The conditions this reconciler owns, in `desired` order, from the current `status.conditions`.
+ * `lastTransitionTime` is kept when the same type had the same status, and is `now` otherwise.
+ * Other types are left out: a server-side apply of the result leaves them to their own managers.
+ */
+export function mergeConditions(
+  current: unknown,
+  desired: readonly DesiredCondition[],
+  now: string,
+): Condition[] {
+  const previous = conditionsByType(current)
+  return desired.map((condition) => {
+    const before = previous.get(condition.type)
+    const kept = before?.lastTransitionTime
+    const unchanged = before?.status === condition.status && typeof kept === 'string' && kept !== ''
+    const merged: Condition = {
+      type: condition.type,
+      status: condition.status,
+      reason: condition.reason,
+      message: condition.message,
+      lastTransitionTime: unchanged ? kept : now,
+    }
+    return condition.observedGeneration === undefined
+      ? merged
+      : { ...merged, observedGeneration: condition.observedGeneration }
+  })
+}
+
+/**
+ * True when applying `desired` would change `currentStatus`, ignoring `lastTransitionTime`. Only
+ * fields `desired` sets are compared: comparing one it leaves out could never converge when
+ * another manager owns that field. Malformed parts of the current status count as absent.
+ */
+export function statusNeedsWrite(currentStatus: unknown, desired: DesiredStatus): boolean {
+  const status: JsonObject = isRecord(currentStatus) ? currentStatus : {}
+  if (
+    desired.observedGeneration !== undefined &&
+    status.observedGeneration !== desired.observedGeneration
+  )
+    return true
+  if (desired.configHash !== undefined && status.configHash !== desired.configHash) return true
+  const current = conditionsByType(status.conditions)
+  return desired.conditions.some((condition) => {
+    const before = current.get(condition.type)
+    return (
+      before === undefined ||
+      before.status !== condition.status ||
+      before.reason !== condition.reason ||
+      before.message !== condition.message ||
+      (condition.observedGeneration !== undefined &&
+        before.observedGeneration !== condition.observedGeneration)
+    )
+  })
+}
+
+function stdioCondition(object: KubeObject): DesiredCondition {
+  const spec = isRecord(object.spec) ? object.spec : {}
+  return isStdioServer(object) && replicasOf(spec) > 1
+    ? CONDITIONS.stdioCapped
+    : CONDITIONS.stdioNotCapped
+}
+
+/**
+ * Follows the DESIGN §6 table literally, stdio servers included: the condition describes the
+ * spec as written, and the stdio cap has its own condition.
+ */
+function sessionStorageCondition(spec: JsonObject): DesiredCondition {
+  if (replicasOf(spec) <= 1) return CONDITIONS.sessionStorageNotApplicable
+  const storage = spec.sessionStorage
+  return isRecord(storage) && storage.provider === 'redis'
+    ? CONDITIONS.sessionStorageConfigured
+    : CONDITIONS.sessionStorageMissing
+}
+
+function validCondition(object: KubeObject): DesiredCondition {
+  const { violations } = validateWebhookConfig({
+    operation: 'CREATE',
+    object,
+    oldObject: undefined,
+  })
+  if (violations.length === 0) return CONDITIONS.valid
+  return { ...CONDITIONS.invalid, message: fitMessage(formatViolations(violations)) }
+}
+
+/** `spec.replicas` when a whole number; anything else is treated as unset (0). */
+function replicasOf(spec: JsonObject): number {
+  const replicas = spec.replicas
+  return typeof replicas === 'number' && Number.isInteger(replicas) ? replicas : 0
+}
+
+/** A generation the API server could have written: a non-negative safe integer. */
+function generationOf(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined
+}
+
+/** The first condition object of each type; items that are not objects count as absent. */
+function conditionsByType(conditions: unknown): Map<string, JsonObject> {
+  const byType = new Map<string, JsonObject>()
+  if (!Array.isArray(conditions)) return byType
+  for (const item of conditions as unknown[]) {
+    if (!isRecord(item)) continue
+    const type = item.type
+    if (typeof type === 'string' && !byType.has(type)) byType.set(type, item)
+  }
+  return byType
+}
+
+/** `text` cut to the message limit in UTF-8 bytes with a trailing `…`, never inside a character. */
+function fitMessage(text: string): string {
+  // Each UTF-16 unit encodes to at most 3 bytes, so short text needs no counting.
+  if (text.length * 3 <= MAX_CONDITION_MESSAGE_BYTES) return text
+  if (utf8Length(text) <= MAX_CONDITION_MESSAGE_BYTES) return text
+  const budget = MAX_CONDITION_MESSAGE_BYTES - utf8Length('…')
+  let bytes = 0
+  let end = 0
+  for (const char of text) {
+    const size = utf8Length(char)
+    if (bytes + size > budget) break
+    bytes += size
+    end += char.length
+  }
+  return `${text.slice(0, end)}…`
+}
+
+/** UTF-8 length; a lone surrogate counts 3 bytes, the U+FFFD it is encoded as. */
+function utf8Length(text: string): number {
+  let bytes = 0
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
+  }
+  return bytes
+}

@@ -1,0 +1,194 @@
+/**
+ * A rate-limited key queue in the manner of client-go's workqueue: keys are deduplicated, a key is
+ * never reconciled twice at once (one added mid-run runs once more afterwards), different keys
+ * run concurrently, and failures retry with per-key capped exponential backoff.
+ */
+
+export type ReconcileOutcome =
+  { readonly result: 'done' } | { readonly result: 'retry'; readonly error?: unknown }
+
+/** Reconciles one key. The signal aborts when the queue stops, so slow calls can give up early. */
+export type Reconcile = (key: string, signal: AbortSignal) => Promise<ReconcileOutcome>
+
+export interface Backoff {
+  readonly initialMs: number
+  readonly maxMs: number
+}
+
+export interface KeyQueueOptions {
+  /** Keys reconciled at the same time (default 2). */
+  readonly concurrency?: number
+  /** Delay before retry n is `initialMs × 2^(n-1)`, at most `maxMs` (default 100 ms → 60 s). */
+  readonly backoff?: Backoff
+  /**
+   * Called after every run with the outcome, or the thrown value when reconcile threw; `ms` is how
+   * long it ran; `retryInMs` is the backoff when a retry was scheduled for later.
+   */
+  readonly onResult?: (key: string, outcome: unknown, ms: number, retryInMs?: number) => void
+}
+
+export const DEFAULT_BACKOFF: Backoff = { initialMs: 100, maxMs: 60_000 }
+const DEFAULT_CONCURRENCY = 2
+/** setTimeout's largest delay; a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647
+
+/** The backoff before the retry that follows `failures` consecutive failures (0 for none). */
+export function retryDelay(failures: number, backoff: Backoff): number {
+  if (!(failures >= 1)) return 0
+  // 2 ** n overflows to Infinity for huge n, which the cap turns back into maxMs.
+  return Math.min(backoff.maxMs, backoff.initialMs * 2 ** (failures - 1))
+}
+
+export class KeyQueue {
+  readonly #concurrency: number
+  readonly #backoff: Backoff
+  readonly #onResult: KeyQueueOptions['onResult']
+  /** Keys ready to run, in arrival order; `#queued` mirrors it for deduplication. */
+  readonly #ready: string[] = []
+  readonly #queued = new Set<string>()
+  readonly #running = new Set<string>()
+  /** Running keys added again meanwhile: each runs once more when its current run ends. */
+  readonly #dirty = new Set<string>()
+  readonly #failures = new Map<string, number>()
+  readonly #retryTimers = new Map<string, NodeJS.Timeout>()
+  readonly #idleWaiters: (() => void)[] = []
+  readonly #abort = new AbortController()
+  #reconcile: Reconcile | undefined
+  #stopped = false
+
+  constructor(options: KeyQueueOptions = {}) {
+    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
+    const backoff = options.backoff ?? DEFAULT_BACKOFF
+    if (!Number.isSafeInteger(concurrency) || concurrency < 1)
+      throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`)
+    if (!(backoff.initialMs >= 0) || !(backoff.maxMs >= backoff.initialMs))
+      throw new RangeError(
+        `backoff needs 0 ≤ initialMs ≤ maxMs, got ${backoff.initialMs} and ${backoff.maxMs}`,
+      )
+    this.#concurrency = concurrency
+    this.#backoff = backoff
+    this.#onResult = options.onResult
+  }
+
+  /** Keys waiting to run now (not those running or waiting out a backoff), like workqueue Len. */
+  get depth(): number {
+    return this.#ready.length
+  }
+
+  /** Queues `key` unless already queued; a pending retry of it is superseded and runs now. */
+  add(key: string): void {
+    if (this.#stopped) return
+    const timer = this.#retryTimers.get(key)
+    if (timer !== undefined) {
+      clearTimeout(timer)
+      this.#retryTimers.delete(key)
+    }
+    this.#enqueue(key)
+    this.#pump()
+  }
+
+  /** Starts running keys, including those added before. Call once. */
+  start(reconcile: Reconcile): void {
+    if (this.#reconcile !== undefined || this.#stopped)
+      throw new Error('KeyQueue.start: already started or stopped')
+    this.#reconcile = reconcile
+    this.#pump()
+  }
+
+  /**
+   * Drops queued keys and pending retries, aborts the signal given to running reconciles, and
+   * resolves once they have ended. Nothing runs afterwards.
+   */
+  async stop(): Promise<void> {
+    if (!this.#stopped) {
+      this.#stopped = true
+      for (const timer of this.#retryTimers.values()) clearTimeout(timer)
+      this.#retryTimers.clear()
+      this.#ready.length = 0
+      this.#queued.clear()
+      this.#dirty.clear()
+      this.#abort.abort()
+    }
+    await this.whenIdle()
+  }
+
+  /** Resolves once nothing is queued or running; retries still waiting out a backoff don't count. */
+  whenIdle(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve()
+    return new Promise((resolve) => this.#idleWaiters.push(resolve))
+  }
+
+  #isIdle(): boolean {
+    // Before start, queued keys never run, yet they are not done either: not idle.
+    return this.#running.size === 0 && (this.#ready.length === 0 || this.#stopped)
+  }
+
+  #enqueue(key: string): void {
+    if (this.#running.has(key)) this.#dirty.add(key)
+    else if (!this.#queued.has(key)) {
+      this.#queued.add(key)
+      this.#ready.push(key)
+    }
+  }
+
+  #pump(): void {
+    const reconcile = this.#reconcile
+    if (reconcile === undefined) return
+    while (!this.#stopped && this.#running.size < this.#concurrency) {
+      const key = this.#ready.shift()
+      if (key === undefined) break
+      this.#queued.delete(key)
+      this.#running.add(key)
+      void this.#run(key, reconcile)
+    }
+    if (this.#isIdle()) for (const resolve of this.#idleWaiters.splice(0)) resolve()
+  }
+
+  async #run(key: string, reconcile: Reconcile): Promise<void> {
+    const started = performance.now()
+    let outcome: unknown
+    let done = false
+    try {
+      const result = await reconcile(key, this.#abort.signal)
+      outcome = result
+      // Anything but an explicit 'done' retries: a malformed outcome must not lose the key.
+      done = (result as { result?: unknown } | undefined)?.result === 'done'
+    } catch (error: unknown) {
+      outcome = error
+    }
+    const ms = performance.now() - started
+    this.#running.delete(key)
+    const retryInMs = this.#settle(key, done)
+    try {
+      this.#onResult?.(key, outcome, ms, retryInMs)
+    } catch {
+      // An observer (logging, metrics) must not wedge the queue; the outcome is already settled.
+    }
+    this.#pump()
+  }
+
+  /** Records the outcome and requeues as needed; returns the backoff when a retry was scheduled. */
+  #settle(key: string, done: boolean): number | undefined {
+    if (done) this.#failures.delete(key)
+    else this.#failures.set(key, (this.#failures.get(key) ?? 0) + 1)
+    if (this.#stopped) return undefined
+    if (this.#dirty.delete(key)) {
+      // Added while running: that explicit add supersedes any backoff (failures are kept).
+      this.#enqueue(key)
+      return undefined
+    }
+    if (done) return undefined
+    const delay = retryDelay(this.#failures.get(key) ?? 1, this.#backoff)
+    const timer = setTimeout(
+      () => {
+        this.#retryTimers.delete(key)
+        if (this.#stopped) return
+        this.#enqueue(key)
+        this.#pump()
+      },
+      Math.min(delay, MAX_TIMER_MS),
+    )
+    this.#retryTimers.set(key, timer)
+    return delay
+  }
+}

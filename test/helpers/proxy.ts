@@ -1,0 +1,109 @@
+/** Builders for ToolHive workloads, their RunConfig ConfigMaps and proxy Deployments, as the operator writes them. */
+
+import type { KubeObject } from '../../src/policy/kube.ts'
+import type { WorkloadKind } from '../../src/policy/names.ts'
+
+export const NAMESPACE = 'team'
+
+const CONTAINER: Record<WorkloadKind, string> = {
+  MCPServer: 'toolhive',
+  MCPRemoteProxy: 'toolhive',
+  VirtualMCPServer: 'vmcp',
+}
+
+export function workload(
+  kind: WorkloadKind,
+  name: string,
+  options: { uid?: string; generation?: number; spec?: Record<string, unknown> } = {},
+): KubeObject {
+  return {
+    apiVersion: 'toolhive.stacklok.dev/v1beta1',
+    kind,
+    metadata: {
+      name,
+      namespace: NAMESPACE,
+      uid: options.uid ?? `${name}-uid`,
+      generation: options.generation ?? 1,
+    },
+    spec: options.spec ?? {},
+  }
+}
+
+export function runConfigFor(
+  kind: WorkloadKind,
+  name: string,
+  content = `{"name":"${name}"}`,
+): KubeObject {
+  const vmcp = kind === 'VirtualMCPServer'
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: vmcp ? `${name}-vmcp-config` : `${name}-runconfig`,
+      namespace: NAMESPACE,
+      labels: { 'toolhive.stacklok.io/component': vmcp ? 'vmcp-config' : 'run-config' },
+    },
+    data: { [vmcp ? 'config.yaml' : 'runconfig.json']: content },
+  }
+}
+
+/** A proxy Deployment as an operator would write it, before admission. */
+export function proxyDeployment(
+  kind: WorkloadKind,
+  name: string,
+  options: {
+    uid?: string
+    replicas?: number
+    podAnnotations?: Record<string, string>
+    env?: unknown[]
+    volumes?: unknown[]
+  } = {},
+): KubeObject {
+  const app = kind.toLowerCase()
+  const labels = {
+    app,
+    'app.kubernetes.io/name': app,
+    'app.kubernetes.io/instance': name,
+    toolhive: 'true',
+    'toolhive-name': name,
+  }
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name,
+      namespace: NAMESPACE,
+      labels,
+      ownerReferences: [
+        {
+          apiVersion: 'toolhive.stacklok.dev/v1beta1',
+          kind,
+          name,
+          uid: options.uid ?? `${name}-uid`,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: {
+      replicas: options.replicas ?? 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: {
+          labels,
+          ...(options.podAnnotations ? { annotations: options.podAnnotations } : {}),
+        },
+        spec: {
+          containers: [
+            {
+              name: CONTAINER[kind],
+              image: 'ghcr.io/stacklok/toolhive/proxyrunner:latest',
+              ...(options.env ? { env: options.env } : {}),
+            },
+          ],
+          ...(options.volumes ? { volumes: options.volumes } : {}),
+        },
+      },
+    },
+  }
+}

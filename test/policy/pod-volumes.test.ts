@@ -1,0 +1,1220 @@
+import t from 'tap'
+import { createHash } from 'node:crypto'
+import {
+  KNOWN_VOLUME_SOURCES,
+  podVolumesCanonical,
+  podVolumesHash,
+} from '../../src/policy/pod-volumes.ts'
+import type { JsonObject } from '../../src/policy/kube.ts'
+
+/** The hash of a pod spec with one volume named `v` holding `source` as its `type`. */
+function volumeHash(type: string, source: unknown): string {
+  return podVolumesHash({ volumes: [{ name: 'v', [type]: source }] })
+}
+
+/** `base` with `override`'s fields replaced (a field set to undefined is removed). */
+function patched(base: JsonObject, override: JsonObject): JsonObject {
+  return Object.fromEntries(
+    Object.entries({ ...base, ...override }).filter(([, value]) => value !== undefined),
+  )
+}
+
+interface SourceRow {
+  /** The VolumeSource field. */
+  readonly type: string
+  /** As a user writes it. */
+  readonly before: JsonObject
+  /** As the API server stores it after defaulting (written by hand from pkg/apis/core/v1). */
+  readonly after: JsonObject
+  /** Overrides of `before` that mean the same: explicit defaults, reorderings, nulls. */
+  readonly same?: readonly JsonObject[]
+  /** Overrides of `before` that each change what is mounted. */
+  readonly changes: readonly JsonObject[]
+}
+
+const SECRET_REF = { name: 'creds' }
+
+// The projected row's sources: one of each projection type.
+const PROJECTED_SOURCES: JsonObject[] = [
+  { configMap: { name: 'cm', items: [{ key: 'a', path: 'a.txt' }] } },
+  { secret: { name: 'sec' } },
+  { downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+  { serviceAccountToken: { audience: 'vault', path: 'token' } },
+  { clusterTrustBundle: { signerName: 'example.com/ca', labelSelector: {}, path: 'ca.pem' } },
+  {
+    podCertificate: {
+      signerName: 'example.com/signer',
+      keyType: 'ED25519',
+      credentialBundlePath: 'creds.pem',
+    },
+  },
+]
+
+/** The projected row's override with the source of `replacement`'s type replaced by it. */
+function projectedWith(replacement: JsonObject): JsonObject {
+  const [type] = Object.keys(replacement)
+  return {
+    sources: PROJECTED_SOURCES.map((source) =>
+      type !== undefined && Object.hasOwn(source, type) ? replacement : source,
+    ),
+  }
+}
+
+// One row per core/v1 VolumeSource type (two for image: its default depends on the tag).
+const ROWS: SourceRow[] = [
+  {
+    type: 'hostPath',
+    before: { path: '/var/run/app.sock' },
+    after: { path: '/var/run/app.sock', type: '' },
+    changes: [{ path: '/var/run/other.sock' }, { type: 'Socket' }, { type: 'DirectoryOrCreate' }],
+  },
+  {
+    type: 'emptyDir',
+    before: { sizeLimit: '1024Mi' },
+    after: { sizeLimit: '1Gi' },
+    same: [
+      { medium: '' },
+      { sizeLimit: '1Gi' },
+      { sizeLimit: 1073741824 },
+      { sizeLimit: '1073741824' },
+      { mode: 0o777 },
+    ],
+    changes: [
+      { medium: 'Memory' },
+      { medium: 'HugePages-2Mi' },
+      { sizeLimit: '1025Mi' },
+      { sizeLimit: '1G' },
+      { sizeLimit: undefined },
+      { mode: 0o700 },
+      { mode: 0o1777 },
+    ],
+  },
+  {
+    type: 'gcePersistentDisk',
+    before: { pdName: 'disk-1', fsType: 'ext4' },
+    after: { pdName: 'disk-1', fsType: 'ext4' },
+    same: [{ partition: 0, readOnly: false }],
+    changes: [{ pdName: 'disk-2' }, { fsType: 'xfs' }, { partition: 1 }, { readOnly: true }],
+  },
+  {
+    type: 'awsElasticBlockStore',
+    before: { volumeID: 'vol-1', fsType: 'ext4' },
+    after: { volumeID: 'vol-1', fsType: 'ext4' },
+    same: [{ partition: 0, readOnly: false }],
+    changes: [{ volumeID: 'vol-2' }, { fsType: 'xfs' }, { partition: 2 }, { readOnly: true }],
+  },
+  {
+    type: 'gitRepo',
+    before: { repository: 'https://example.com/repo.git' },
+    after: { repository: 'https://example.com/repo.git' },
+    same: [{ revision: '', directory: '' }],
+    changes: [
+      { repository: 'https://example.com/other.git' },
+      { revision: 'abc123' },
+      { directory: '.' },
+    ],
+  },
+  {
+    type: 'secret',
+    before: {
+      secretName: 'tls',
+      items: [
+        { key: 'tls.crt', path: 'cert.pem' },
+        { key: 'tls.key', path: 'key.pem' },
+      ],
+    },
+    after: {
+      secretName: 'tls',
+      items: [
+        { key: 'tls.crt', path: 'cert.pem' },
+        { key: 'tls.key', path: 'key.pem' },
+      ],
+      defaultMode: 420,
+    },
+    same: [
+      { defaultMode: 0o644, optional: false },
+      {
+        items: [
+          { key: 'tls.key', path: 'key.pem', mode: 420 },
+          { key: 'tls.crt', path: 'cert.pem' },
+        ],
+      },
+    ],
+    changes: [
+      { secretName: 'other' },
+      { items: [{ key: 'tls.crt', path: 'cert.pem' }] },
+      {
+        items: [
+          { key: 'tls.crt', path: 'cert.pem' },
+          { key: 'ca.crt', path: 'key.pem' },
+        ],
+      },
+      {
+        items: [
+          { key: 'tls.crt', path: 'c.pem' },
+          { key: 'tls.key', path: 'key.pem' },
+        ],
+      },
+      {
+        items: [
+          { key: 'tls.crt', path: 'cert.pem' },
+          { key: 'tls.key', path: 'key.pem', mode: 0o400 },
+        ],
+      },
+      { items: undefined },
+      { defaultMode: 0o400 },
+      { defaultMode: 0o600 },
+      { optional: true },
+      { defaultUser: 1000 },
+      {
+        items: [
+          { key: 'tls.crt', path: 'cert.pem', user: 1000 },
+          { key: 'tls.key', path: 'key.pem' },
+        ],
+      },
+    ],
+  },
+  {
+    type: 'nfs',
+    before: { server: 'nfs.example.com', path: '/exports' },
+    after: { server: 'nfs.example.com', path: '/exports' },
+    same: [{ readOnly: false }],
+    changes: [{ server: 'nfs2.example.com' }, { path: '/exports/a' }, { readOnly: true }],
+  },
+  {
+    type: 'iscsi',
+    before: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2001-04.com.example:storage', lun: 0 },
+    after: {
+      targetPortal: '10.0.0.1:3260',
+      iqn: 'iqn.2001-04.com.example:storage',
+      lun: 0,
+      iscsiInterface: 'default',
+    },
+    same: [
+      { lun: undefined },
+      { iscsiInterface: '' },
+      { readOnly: false, chapAuthDiscovery: false, chapAuthSession: false },
+    ],
+    changes: [
+      { targetPortal: '10.0.0.2:3260' },
+      { iqn: 'iqn.2001-04.com.example:other' },
+      { lun: 1 },
+      { iscsiInterface: 'iface0' },
+      { fsType: 'xfs' },
+      { readOnly: true },
+      { portals: ['10.0.0.3:3260'] },
+      { chapAuthDiscovery: true },
+      { chapAuthSession: true },
+      { secretRef: SECRET_REF },
+      { initiatorName: 'iqn.1994-05.com.example:node' },
+    ],
+  },
+  {
+    type: 'glusterfs',
+    before: { endpoints: 'glusterfs-cluster', path: 'vol' },
+    after: { endpoints: 'glusterfs-cluster', path: 'vol' },
+    same: [{ readOnly: false }],
+    changes: [{ endpoints: 'other' }, { path: 'vol2' }, { readOnly: true }],
+  },
+  {
+    type: 'persistentVolumeClaim',
+    before: { claimName: 'data' },
+    after: { claimName: 'data' },
+    same: [{ readOnly: false }],
+    changes: [{ claimName: 'data-2' }, { readOnly: true }],
+  },
+  {
+    type: 'rbd',
+    before: { monitors: ['10.0.0.1:6789', '10.0.0.2:6789'], image: 'foo' },
+    after: {
+      monitors: ['10.0.0.1:6789', '10.0.0.2:6789'],
+      image: 'foo',
+      pool: 'rbd',
+      user: 'admin',
+      keyring: '/etc/ceph/keyring',
+    },
+    same: [{ pool: '', user: '', keyring: '' }, { readOnly: false }],
+    changes: [
+      { monitors: ['10.0.0.1:6789'] },
+      { image: 'bar' },
+      { fsType: 'ext4' },
+      { pool: 'kube' },
+      { user: 'kube' },
+      { keyring: '/etc/ceph/other' },
+      { secretRef: SECRET_REF },
+      { readOnly: true },
+    ],
+  },
+  {
+    type: 'flexVolume',
+    before: { driver: 'example.com/lvm', options: { volumeID: 'v1', size: '1G' } },
+    after: { driver: 'example.com/lvm', options: { volumeID: 'v1', size: '1G' } },
+    same: [{ options: { size: '1G', volumeID: 'v1' } }, { readOnly: false, fsType: '' }],
+    changes: [
+      { driver: 'example.com/other' },
+      { options: { volumeID: 'v2', size: '1G' } },
+      { options: { volumeID: 'v1' } },
+      { options: undefined },
+      { fsType: 'ext4' },
+      { secretRef: SECRET_REF },
+      { readOnly: true },
+    ],
+  },
+  {
+    type: 'cinder',
+    before: { volumeID: 'c-1' },
+    after: { volumeID: 'c-1' },
+    same: [{ readOnly: false }],
+    changes: [
+      { volumeID: 'c-2' },
+      { fsType: 'ext4' },
+      { readOnly: true },
+      { secretRef: SECRET_REF },
+    ],
+  },
+  {
+    type: 'cephfs',
+    before: { monitors: ['10.0.0.1:6789'] },
+    after: { monitors: ['10.0.0.1:6789'] },
+    same: [{ readOnly: false, path: '', user: '' }],
+    changes: [
+      { monitors: ['10.0.0.2:6789'] },
+      { path: '/a' },
+      { user: 'kube' },
+      { secretFile: '/etc/ceph/secret' },
+      { secretRef: SECRET_REF },
+      { readOnly: true },
+    ],
+  },
+  {
+    type: 'flocker',
+    before: { datasetName: 'data' },
+    after: { datasetName: 'data' },
+    changes: [{ datasetName: 'other' }, { datasetUUID: 'd6a1b2c3' }],
+  },
+  {
+    type: 'downwardAPI',
+    before: {
+      items: [
+        { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+        { path: 'cpu', resourceFieldRef: { containerName: 'app', resource: 'limits.cpu' } },
+      ],
+    },
+    after: {
+      items: [
+        { path: 'labels', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.labels' } },
+        {
+          path: 'cpu',
+          resourceFieldRef: { containerName: 'app', resource: 'limits.cpu', divisor: '0' },
+        },
+      ],
+      defaultMode: 420,
+    },
+    same: [
+      {
+        items: [
+          { path: 'cpu', resourceFieldRef: { containerName: 'app', resource: 'limits.cpu' } },
+          { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' }, mode: 420 },
+        ],
+      },
+    ],
+    changes: [
+      {
+        items: [
+          { path: 'labels2', fieldRef: { fieldPath: 'metadata.labels' } },
+          { path: 'cpu', resourceFieldRef: { containerName: 'app', resource: 'limits.cpu' } },
+        ],
+      },
+      {
+        items: [
+          { path: 'labels', fieldRef: { fieldPath: 'metadata.annotations' } },
+          { path: 'cpu', resourceFieldRef: { containerName: 'app', resource: 'limits.cpu' } },
+        ],
+      },
+      {
+        items: [
+          { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+          { path: 'cpu', resourceFieldRef: { containerName: 'app', resource: 'requests.cpu' } },
+        ],
+      },
+      {
+        items: [
+          { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+          { path: 'cpu', resourceFieldRef: { containerName: 'side', resource: 'limits.cpu' } },
+        ],
+      },
+      {
+        items: [
+          { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+          {
+            path: 'cpu',
+            resourceFieldRef: { containerName: 'app', resource: 'limits.cpu', divisor: '1m' },
+          },
+        ],
+      },
+      {
+        items: [
+          { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' }, mode: 0o400 },
+          { path: 'cpu', resourceFieldRef: { containerName: 'app', resource: 'limits.cpu' } },
+        ],
+      },
+      { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] },
+      { defaultMode: 0o400 },
+    ],
+  },
+  {
+    type: 'fc',
+    before: { targetWWNs: ['500a0982991b8dc5'], lun: 0 },
+    after: { targetWWNs: ['500a0982991b8dc5'], lun: 0 },
+    same: [{ readOnly: false, fsType: '' }],
+    changes: [
+      { targetWWNs: ['500a0982991b8dc6'] },
+      { lun: 1 },
+      // lun is a pointer: 0 is a LUN, unset is not.
+      { lun: undefined },
+      { fsType: 'ext4' },
+      { readOnly: true },
+      { wwids: ['3600508b400105e210000900000490000'] },
+    ],
+  },
+  {
+    type: 'azureFile',
+    before: { secretName: 'azure', shareName: 'share' },
+    after: { secretName: 'azure', shareName: 'share' },
+    same: [{ readOnly: false }],
+    changes: [{ secretName: 'azure2' }, { shareName: 'share2' }, { readOnly: true }],
+  },
+  {
+    type: 'configMap',
+    before: { name: 'demo-vmcp-config', items: [{ key: 'config.yaml', path: 'config.yaml' }] },
+    after: {
+      name: 'demo-vmcp-config',
+      items: [{ key: 'config.yaml', path: 'config.yaml' }],
+      defaultMode: 420,
+    },
+    same: [
+      { optional: false },
+      { defaultMode: 420 },
+      { items: [{ key: 'config.yaml', path: 'config.yaml', mode: 420 }] },
+    ],
+    changes: [
+      { name: 'other' },
+      { items: [{ key: 'config.json', path: 'config.yaml' }] },
+      { items: [{ key: 'config.yaml', path: 'vmcp.yaml' }] },
+      { items: [{ key: 'config.yaml', path: 'config.yaml', mode: 0o600 }] },
+      { items: undefined },
+      { defaultMode: 0o755 },
+      { optional: true },
+    ],
+  },
+  {
+    type: 'vsphereVolume',
+    before: { volumePath: '[datastore1] volumes/myDisk' },
+    after: { volumePath: '[datastore1] volumes/myDisk' },
+    changes: [
+      { volumePath: '[datastore1] volumes/other' },
+      { fsType: 'ext4' },
+      { storagePolicyName: 'gold' },
+      { storagePolicyID: 'abc' },
+    ],
+  },
+  {
+    type: 'quobyte',
+    before: { registry: 'registry:7861', volume: 'vol' },
+    after: { registry: 'registry:7861', volume: 'vol' },
+    same: [{ readOnly: false }],
+    changes: [
+      { registry: 'other:7861' },
+      { volume: 'vol2' },
+      { readOnly: true },
+      { user: 'root' },
+      { group: 'root' },
+      { tenant: 't' },
+    ],
+  },
+  {
+    type: 'azureDisk',
+    before: { diskName: 'disk', diskURI: 'https://example.blob.core.windows.net/vhds/disk.vhd' },
+    after: {
+      diskName: 'disk',
+      diskURI: 'https://example.blob.core.windows.net/vhds/disk.vhd',
+      cachingMode: 'ReadWrite',
+      fsType: 'ext4',
+      readOnly: false,
+      kind: 'Shared',
+    },
+    changes: [
+      { diskName: 'disk2' },
+      { diskURI: 'https://example.blob.core.windows.net/vhds/disk2.vhd' },
+      { cachingMode: 'None' },
+      { fsType: 'xfs' },
+      { readOnly: true },
+      { kind: 'Managed' },
+    ],
+  },
+  {
+    type: 'photonPersistentDisk',
+    before: { pdID: 'pd-1' },
+    after: { pdID: 'pd-1' },
+    changes: [{ pdID: 'pd-2' }, { fsType: 'ext4' }],
+  },
+  {
+    type: 'projected',
+    before: { sources: PROJECTED_SOURCES },
+    after: {
+      sources: [
+        { configMap: { name: 'cm', items: [{ key: 'a', path: 'a.txt' }] } },
+        { secret: { name: 'sec' } },
+        {
+          downwardAPI: {
+            items: [
+              { path: 'labels', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.labels' } },
+            ],
+          },
+        },
+        { serviceAccountToken: { audience: 'vault', expirationSeconds: 3600, path: 'token' } },
+        { clusterTrustBundle: { signerName: 'example.com/ca', labelSelector: {}, path: 'ca.pem' } },
+        {
+          podCertificate: {
+            signerName: 'example.com/signer',
+            keyType: 'ED25519',
+            credentialBundlePath: 'creds.pem',
+          },
+        },
+      ],
+      defaultMode: 420,
+    },
+    same: [
+      { defaultMode: 0o644 },
+      projectedWith({
+        configMap: { name: 'cm', items: [{ key: 'a', path: 'a.txt', mode: 0o644 }] },
+      }),
+      projectedWith({ secret: { name: 'sec', optional: false } }),
+      projectedWith({
+        downwardAPI: {
+          items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' }, mode: 0o644 }],
+        },
+      }),
+      projectedWith({
+        serviceAccountToken: { audience: 'vault', path: 'token', expirationSeconds: 3600 },
+      }),
+      projectedWith({
+        clusterTrustBundle: {
+          signerName: 'example.com/ca',
+          labelSelector: { matchLabels: {} },
+          path: 'ca.pem',
+        },
+      }),
+      projectedWith({
+        podCertificate: {
+          signerName: 'example.com/signer',
+          keyType: 'ED25519',
+          credentialBundlePath: 'creds.pem',
+          userAnnotations: {},
+        },
+      }),
+    ],
+    changes: [
+      { defaultMode: 0o600 },
+      { defaultUser: 1000 },
+      // Each projected source, one field at a time.
+      ...[
+        { configMap: { name: 'cm2', items: [{ key: 'a', path: 'a.txt' }] } },
+        { configMap: { name: 'cm', items: [{ key: 'b', path: 'a.txt' }] } },
+        { configMap: { name: 'cm', items: [{ key: 'a', path: 'b.txt' }] } },
+        { configMap: { name: 'cm', items: [{ key: 'a', path: 'a.txt', mode: 0o400 }] } },
+        { configMap: { name: 'cm', items: [{ key: 'a', path: 'a.txt' }], optional: true } },
+        { configMap: { name: 'cm' } },
+        { secret: { name: 'sec2' } },
+        { secret: { name: 'sec', optional: true } },
+        { secret: { name: 'sec', items: [{ key: 'k', path: 'k' }] } },
+        { downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.name' } }] } },
+        { downwardAPI: { items: [{ path: 'l', fieldRef: { fieldPath: 'metadata.labels' } }] } },
+        { serviceAccountToken: { audience: 'api', path: 'token' } },
+        { serviceAccountToken: { path: 'token' } },
+        { serviceAccountToken: { audience: 'vault', path: 'token', expirationSeconds: 7200 } },
+        { serviceAccountToken: { audience: 'vault', path: 'jwt' } },
+        { serviceAccountToken: { audience: 'vault', path: 'token', user: 1000 } },
+        {
+          clusterTrustBundle: {
+            signerName: 'example.com/other',
+            labelSelector: {},
+            path: 'ca.pem',
+          },
+        },
+        // An unset selector matches nothing; an empty one matches everything.
+        { clusterTrustBundle: { signerName: 'example.com/ca', path: 'ca.pem' } },
+        {
+          clusterTrustBundle: {
+            signerName: 'example.com/ca',
+            labelSelector: { matchLabels: { tier: 'prod' } },
+            path: 'ca.pem',
+          },
+        },
+        { clusterTrustBundle: { name: 'bundle', path: 'ca.pem' } },
+        {
+          clusterTrustBundle: {
+            signerName: 'example.com/ca',
+            labelSelector: {},
+            path: 'ca.pem',
+            optional: true,
+          },
+        },
+        { clusterTrustBundle: { signerName: 'example.com/ca', labelSelector: {}, path: 'b.pem' } },
+        {
+          podCertificate: {
+            signerName: 'example.com/signer',
+            keyType: 'ECDSAP256',
+            credentialBundlePath: 'creds.pem',
+          },
+        },
+        {
+          podCertificate: {
+            signerName: 'example.com/other',
+            keyType: 'ED25519',
+            credentialBundlePath: 'creds.pem',
+          },
+        },
+        {
+          podCertificate: {
+            signerName: 'example.com/signer',
+            keyType: 'ED25519',
+            keyPath: 'key.pem',
+            certificateChainPath: 'chain.pem',
+          },
+        },
+        {
+          podCertificate: {
+            signerName: 'example.com/signer',
+            keyType: 'ED25519',
+            credentialBundlePath: 'creds.pem',
+            maxExpirationSeconds: 3600,
+          },
+        },
+        {
+          podCertificate: {
+            signerName: 'example.com/signer',
+            keyType: 'ED25519',
+            credentialBundlePath: 'creds.pem',
+            userAnnotations: { 'example.com/team': 'a' },
+          },
+        },
+      ].map(projectedWith),
+      // Dropping a source, and reordering them (kept in order: see the module comment).
+      { sources: PROJECTED_SOURCES.slice(1) },
+      { sources: [...PROJECTED_SOURCES].reverse() },
+    ],
+  },
+  {
+    type: 'portworxVolume',
+    before: { volumeID: 'pxvol' },
+    after: { volumeID: 'pxvol' },
+    same: [{ readOnly: false }],
+    changes: [{ volumeID: 'pxvol2' }, { fsType: 'ext4' }, { readOnly: true }],
+  },
+  {
+    type: 'scaleIO',
+    before: { gateway: 'https://gw:443/api', system: 'sys', secretRef: { name: 'sio' } },
+    after: {
+      gateway: 'https://gw:443/api',
+      system: 'sys',
+      secretRef: { name: 'sio' },
+      storageMode: 'ThinProvisioned',
+      fsType: 'xfs',
+    },
+    same: [{ sslEnabled: false, readOnly: false, storageMode: '', fsType: '' }],
+    changes: [
+      { gateway: 'https://gw2:443/api' },
+      { system: 'sys2' },
+      { secretRef: { name: 'sio2' } },
+      { sslEnabled: true },
+      { protectionDomain: 'pd' },
+      { storagePool: 'sp' },
+      { storageMode: 'ThickProvisioned' },
+      { volumeName: 'vol' },
+      { fsType: 'ext4' },
+      { readOnly: true },
+    ],
+  },
+  {
+    type: 'storageos',
+    before: { volumeName: 'vol' },
+    after: { volumeName: 'vol' },
+    same: [{ readOnly: false }],
+    changes: [
+      { volumeName: 'vol2' },
+      { volumeNamespace: 'ns' },
+      { fsType: 'ext4' },
+      { readOnly: true },
+      { secretRef: SECRET_REF },
+    ],
+  },
+  {
+    type: 'csi',
+    before: {
+      driver: 'secrets-store.csi.k8s.io',
+      readOnly: true,
+      volumeAttributes: { secretProviderClass: 'vault', usePodIdentity: 'false' },
+      nodePublishSecretRef: { name: 'creds' },
+    },
+    after: {
+      driver: 'secrets-store.csi.k8s.io',
+      readOnly: true,
+      volumeAttributes: { secretProviderClass: 'vault', usePodIdentity: 'false' },
+      nodePublishSecretRef: { name: 'creds' },
+    },
+    same: [{ volumeAttributes: { usePodIdentity: 'false', secretProviderClass: 'vault' } }],
+    changes: [
+      { driver: 'other.csi.k8s.io' },
+      { readOnly: false },
+      { fsType: 'ext4' },
+      { volumeAttributes: { secretProviderClass: 'other', usePodIdentity: 'false' } },
+      { volumeAttributes: { secretProviderClass: 'vault' } },
+      { volumeAttributes: { secretProviderClass: 'vault', usePodIdentity: 'false', x: '' } },
+      { nodePublishSecretRef: { name: 'creds2' } },
+      { nodePublishSecretRef: undefined },
+    ],
+  },
+  {
+    type: 'ephemeral',
+    before: {
+      volumeClaimTemplate: {
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'fast',
+          resources: { requests: { storage: '1024Mi' } },
+        },
+      },
+    },
+    after: {
+      volumeClaimTemplate: {
+        metadata: {},
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'fast',
+          resources: { requests: { storage: '1Gi' } },
+          volumeMode: 'Filesystem',
+        },
+      },
+    },
+    same: [
+      {
+        volumeClaimTemplate: {
+          metadata: { labels: {}, creationTimestamp: null },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: 'fast',
+            resources: { requests: { storage: '1073741824' }, limits: {} },
+            volumeMode: 'Filesystem',
+          },
+        },
+      },
+    ],
+    changes: [
+      ...[
+        { accessModes: ['ReadWriteMany'] },
+        { storageClassName: 'slow' },
+        // "" asks for no storage class; unset asks for the default one.
+        { storageClassName: '' },
+        { storageClassName: undefined },
+        { resources: { requests: { storage: '2Gi' } } },
+        { resources: { requests: { storage: '1Gi' }, limits: { storage: '2Gi' } } },
+        { volumeMode: 'Block' },
+        { selector: { matchLabels: { tier: 'db' } } },
+        {
+          dataSource: { kind: 'VolumeSnapshot', name: 'snap', apiGroup: 'snapshot.storage.k8s.io' },
+        },
+        { volumeAttributesClassName: 'gold' },
+      ].map((override) => ({
+        volumeClaimTemplate: {
+          spec: patched(
+            {
+              accessModes: ['ReadWriteOnce'],
+              storageClassName: 'fast',
+              resources: { requests: { storage: '1024Mi' } },
+            },
+            override,
+          ),
+        },
+      })),
+      {
+        volumeClaimTemplate: {
+          metadata: { labels: { app: 'demo' } },
+          spec: {
+            accessModes: ['ReadWriteOnce'],
+            storageClassName: 'fast',
+            resources: { requests: { storage: '1024Mi' } },
+          },
+        },
+      },
+    ],
+  },
+  {
+    type: 'image',
+    before: { reference: 'ghcr.io/stacklok/toolhive/data:1.0' },
+    after: { reference: 'ghcr.io/stacklok/toolhive/data:1.0', pullPolicy: 'IfNotPresent' },
+    same: [{ pullPolicy: '' }],
+    changes: [
+      { reference: 'ghcr.io/stacklok/toolhive/data:1.1' },
+      { pullPolicy: 'Always' },
+      { pullPolicy: 'Never' },
+    ],
+  },
+  {
+    type: 'image',
+    before: { reference: 'ghcr.io/stacklok/toolhive/data' },
+    after: { reference: 'ghcr.io/stacklok/toolhive/data', pullPolicy: 'Always' },
+    changes: [{ pullPolicy: 'IfNotPresent' }, { reference: 'ghcr.io/stacklok/toolhive/data:1.0' }],
+  },
+]
+
+// The 30 fields of core/v1 VolumeSource in k8s.io/api v0.37.2, in declaration order.
+const VOLUME_SOURCE_TYPES = [
+  'hostPath',
+  'emptyDir',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'gitRepo',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'persistentVolumeClaim',
+  'rbd',
+  'flexVolume',
+  'cinder',
+  'cephfs',
+  'flocker',
+  'downwardAPI',
+  'fc',
+  'azureFile',
+  'configMap',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'projected',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
+  'csi',
+  'ephemeral',
+  'image',
+]
+
+t.test('every VolumeSource type is known and has a row', async (t) => {
+  t.same([...KNOWN_VOLUME_SOURCES].sort(), [...VOLUME_SOURCE_TYPES].sort())
+  t.same([...new Set(ROWS.map((row) => row.type))].sort(), [...VOLUME_SOURCE_TYPES].sort())
+})
+
+t.test('the same volume before and after API server defaulting hashes the same', async (t) => {
+  for (const row of ROWS) {
+    const base = volumeHash(row.type, row.before)
+    t.equal(volumeHash(row.type, row.after), base, `${row.type}: defaulted`)
+    for (const override of row.same ?? []) {
+      const variant = patched(row.before, override)
+      t.equal(volumeHash(row.type, variant), base, `${row.type}: ${JSON.stringify(override)}`)
+    }
+  }
+})
+
+t.test('every identity-bearing change changes the hash', async (t) => {
+  for (const row of ROWS) {
+    const base = volumeHash(row.type, row.before)
+    const seen = new Set([base])
+    for (const override of row.changes) {
+      const changed = volumeHash(row.type, patched(row.before, override))
+      const label = `${row.type}: ${JSON.stringify(override)}`
+      t.not(changed, base, label)
+      // And no two changes of a row collapse into one another.
+      t.notOk(seen.has(changed), `${label} is distinct`)
+      seen.add(changed)
+    }
+    t.not(base, podVolumesHash({ volumes: [{ name: 'w', [row.type]: row.before }] }), 'name')
+  }
+})
+
+t.test('a volume without a source is the emptyDir the API server makes of it', async (t) => {
+  const emptyDir = volumeHash('emptyDir', {})
+  t.equal(podVolumesHash({ volumes: [{ name: 'v' }] }), emptyDir)
+  t.equal(podVolumesHash({ volumes: [{ name: 'v', configMap: null }] }), emptyDir)
+  t.equal(volumeHash('emptyDir', { medium: '', sizeLimit: null }), emptyDir)
+  t.not(volumeHash('emptyDir', { sizeLimit: '1Gi' }), emptyDir)
+})
+
+t.test('quantities compare by value', async (t) => {
+  const hashOf = (sizeLimit: unknown): string => volumeHash('emptyDir', { sizeLimit })
+  const groups: unknown[][] = [
+    ['1Gi', '1024Mi', '1073741824', 1073741824, ' 1Gi ', '1048576Ki'],
+    ['1k', '1e3', '1000', 1000, '1E3'],
+    ['500m', '0.5', 0.5],
+  ]
+  const firsts = new Set<string>()
+  for (const group of groups) {
+    const first = hashOf(group[0])
+    firsts.add(first)
+    for (const value of group) t.equal(hashOf(value), first, JSON.stringify(value))
+  }
+  t.equal(firsts.size, groups.length, 'different values differ')
+  t.not(hashOf('not-a-quantity'), hashOf('1Gi'), 'an invalid quantity is kept as written')
+  t.not(hashOf('not-a-quantity'), hashOf('also-not'), 'and still identifies itself')
+  // Resource lists of a claim template are rounded up to milli units by the API server.
+  const claim = (storage: string): string =>
+    volumeHash('ephemeral', {
+      volumeClaimTemplate: { spec: { resources: { requests: { storage } } } },
+    })
+  t.equal(claim('0.0001'), claim('1m'))
+  t.not(claim('2m'), claim('1m'))
+})
+
+t.test('image pullPolicy defaults from the reference tag', async (t) => {
+  // Verified against SetDefaults_Volume in k8s.io/kubernetes v1.37.2.
+  const cases: [string, string][] = [
+    ['nginx', 'Always'],
+    ['nginx:latest', 'Always'],
+    ['nginx:1.27', 'IfNotPresent'],
+    ['localhost:5000/nginx', 'Always'],
+    ['localhost:5000/nginx:1', 'IfNotPresent'],
+    ['localhost:5000', 'IfNotPresent'],
+    [`nginx@sha256:${'a'.repeat(64)}`, 'IfNotPresent'],
+    [`nginx:latest@sha256:${'a'.repeat(64)}`, 'Always'],
+    ['', 'IfNotPresent'],
+    ['Foo.com/team/app', 'Always'],
+    ['index.docker.io/nginx', 'Always'],
+    // References the Docker grammar rejects get IfNotPresent, whatever their tag.
+    ['Nginx', 'IfNotPresent'],
+    ['team/App:latest', 'IfNotPresent'],
+    ['nginx:latest@md5:0123456789abcdef0123456789abcdef', 'IfNotPresent'],
+    [`nginx:latest@sha256:${'A'.repeat(64)}`, 'IfNotPresent'],
+    ['a'.repeat(64), 'IfNotPresent'],
+    [`a${'/b'.repeat(130)}`, 'IfNotPresent'],
+  ]
+  for (const [reference, pullPolicy] of cases) {
+    const other = pullPolicy === 'Always' ? 'IfNotPresent' : 'Always'
+    const base = volumeHash('image', { reference })
+    t.equal(volumeHash('image', { reference, pullPolicy }), base, `${reference} → ${pullPolicy}`)
+    t.not(volumeHash('image', { reference, pullPolicy: other }), base, `${reference} ≠ ${other}`)
+  }
+})
+
+const MOUNT = { name: 'config', mountPath: '/etc/config', readOnly: true }
+
+function mountsHash(containers: unknown[], initContainers: unknown[] = []): string {
+  return podVolumesHash({ volumes: [{ name: 'config', emptyDir: {} }], containers, initContainers })
+}
+
+t.test('mounts: defaults, and every field identifies the mount', async (t) => {
+  const base = mountsHash([{ name: 'app', volumeMounts: [MOUNT] }])
+  const same: JsonObject[] = [
+    { subPath: '', subPathExpr: '' },
+    { mountPropagation: null, recursiveReadOnly: null, bindMountOptions: [] },
+  ]
+  for (const override of same) {
+    const mount = patched(MOUNT, override)
+    t.equal(mountsHash([{ name: 'app', volumeMounts: [mount] }]), base, JSON.stringify(override))
+  }
+  const changes: JsonObject[] = [
+    { name: 'other' },
+    { mountPath: '/etc/other' },
+    { subPath: 'a' },
+    { subPathExpr: '$(POD_NAME)' },
+    { readOnly: false },
+    { mountPropagation: 'HostToContainer' },
+    { recursiveReadOnly: 'IfPossible' },
+    { bindMountOptions: ['noexec'] },
+  ]
+  const seen = new Set([base])
+  for (const override of changes) {
+    const changed = mountsHash([{ name: 'app', volumeMounts: [patched(MOUNT, override)] }])
+    t.not(changed, base, JSON.stringify(override))
+    t.notOk(seen.has(changed), `${JSON.stringify(override)} is distinct`)
+    seen.add(changed)
+  }
+  t.equal(
+    mountsHash([{ name: 'app', volumeMounts: [{ ...MOUNT, readOnly: false }] }]),
+    mountsHash([{ name: 'app', volumeMounts: [{ name: 'config', mountPath: '/etc/config' }] }]),
+    'readOnly false is the default',
+  )
+  t.not(mountsHash([{ name: 'side', volumeMounts: [MOUNT] }]), base, 'another container')
+  t.not(mountsHash([], [{ name: 'app', volumeMounts: [MOUNT] }]), base, 'an init container')
+  t.not(mountsHash([{ name: 'app' }]), base, 'no mount')
+  t.not(
+    mountsHash([{ name: 'app', volumeDevices: [{ name: 'config', devicePath: '/dev/xvda' }] }]),
+    mountsHash([{ name: 'app' }]),
+    'a block device',
+  )
+  t.not(
+    mountsHash([{ name: 'app', volumeDevices: [{ name: 'config', devicePath: '/dev/xvda' }] }]),
+    mountsHash([{ name: 'app', volumeDevices: [{ name: 'config', devicePath: '/dev/xvdb' }] }]),
+    'a device path',
+  )
+})
+
+t.test('order does not matter where it carries no meaning', async (t) => {
+  const a = { name: 'a', configMap: { name: 'cm-a' } }
+  const b = { name: 'b', secret: { secretName: 'sec-b' } }
+  const c = { name: 'c', emptyDir: {} }
+  t.equal(podVolumesHash({ volumes: [a, b, c] }), podVolumesHash({ volumes: [c, a, b] }), 'volumes')
+
+  const app = {
+    name: 'app',
+    volumeMounts: [
+      { name: 'a', mountPath: '/a' },
+      { name: 'b', mountPath: '/b' },
+      { name: 'a', mountPath: '/a2', subPath: 'x' },
+    ],
+  }
+  const side = { name: 'side', volumeMounts: [{ name: 'c', mountPath: '/c' }] }
+  const init = { name: 'init', volumeMounts: [{ name: 'a', mountPath: '/a' }] }
+  const reordered = {
+    ...app,
+    volumeMounts: [...app.volumeMounts].reverse(),
+  }
+  t.equal(
+    podVolumesHash({ containers: [app, side], initContainers: [init] }),
+    podVolumesHash({ initContainers: [init], containers: [side, reordered] }),
+    'containers and mounts',
+  )
+  t.not(
+    podVolumesHash({ containers: [app, side], initContainers: [init] }),
+    podVolumesHash({ containers: [app, side, init] }),
+    'but an init container is not a container',
+  )
+  const items = [
+    { key: 'b', path: 'b' },
+    { key: 'a', path: 'a' },
+    { key: 'a', path: 'a2' },
+  ]
+  t.equal(
+    volumeHash('configMap', { name: 'cm', items }),
+    volumeHash('configMap', { name: 'cm', items: [...items].reverse() }),
+    'configMap items',
+  )
+  t.equal(
+    mountsHash([
+      { name: 'app', volumeMounts: [{ ...MOUNT, bindMountOptions: ['nodev', 'noexec'] }] },
+    ]),
+    mountsHash([
+      { name: 'app', volumeMounts: [{ ...MOUNT, bindMountOptions: ['noexec', 'nodev'] }] },
+    ]),
+    'bindMountOptions is a set',
+  )
+  t.equal(
+    volumeHash('csi', { driver: 'd', volumeAttributes: { b: '2', a: '1' } }),
+    volumeHash('csi', { volumeAttributes: { a: '1', b: '2' }, driver: 'd' }),
+    'key order',
+  )
+})
+
+t.test('volumes sort by the code points of their names', async (t) => {
+  // U+FF61 sorts after U+1F600 in UTF-16 units but before it in code points (UTF-8 bytes).
+  const canonical = podVolumesCanonical({
+    volumes: [{ name: '\u{1F600}' }, { name: '\uFF61' }, { name: 'a' }],
+  })
+  const names = (JSON.parse(canonical) as { volumes: { name: string }[] }).volumes.map(
+    (v) => v.name,
+  )
+  t.same(names, ['a', '\uFF61', '\u{1F600}'])
+})
+
+t.test('a source type this code does not know keeps its canonical JSON', async (t) => {
+  const future = (source: unknown): string =>
+    podVolumesHash({ volumes: [{ name: 'v', future: source }] })
+  const base = future({ driver: 'x', options: { depth: { level: 1 }, list: [1, 2] } })
+  t.not(
+    future({ driver: 'x', options: { depth: { level: 2 }, list: [1, 2] } }),
+    base,
+    'nested field',
+  )
+  t.not(future({ driver: 'x', options: { depth: { level: 1 }, list: [2, 1] } }), base, 'list order')
+  t.not(future({ driver: 'y', options: { depth: { level: 1 }, list: [1, 2] } }), base, 'driver')
+  t.equal(
+    future({ options: { list: [1, 2], depth: { level: 1 } }, driver: 'x' }),
+    base,
+    'key order does not matter',
+  )
+  t.not(
+    podVolumesHash({
+      volumes: [
+        { name: 'v', other: { driver: 'x', options: { depth: { level: 1 }, list: [1, 2] } } },
+      ],
+    }),
+    base,
+    'the type name counts',
+  )
+  t.not(future({}), volumeHash('emptyDir', {}), 'an unknown source is not "no source"')
+  // A field newer than this code inside a known source is kept too.
+  t.not(
+    volumeHash('configMap', { name: 'cm', futureField: { a: 1 } }),
+    volumeHash('configMap', { name: 'cm' }),
+  )
+  t.not(
+    volumeHash('configMap', { name: 'cm', futureField: { a: 1 } }),
+    volumeHash('configMap', { name: 'cm', futureField: { a: 2 } }),
+  )
+  t.match(
+    podVolumesCanonical({ volumes: [{ name: 'v', future: { b: 1, a: [true, null, 'x'] } }] }),
+    '"future":{"a":[true,null,"x"],"b":1}',
+  )
+})
+
+t.test('hostile input never throws and never reaches a prototype', async (t) => {
+  const cyclic: JsonObject = { name: 'v' }
+  cyclic.future = { again: cyclic }
+  let deep: unknown = 'bottom'
+  for (let i = 0; i < 100_000; i++) deep = [deep]
+  const sparse: unknown[] = []
+  sparse[3] = { name: 'x' }
+  const inputs: unknown[] = [
+    null,
+    undefined,
+    42,
+    'spec',
+    true,
+    [],
+    [{ volumes: [] }],
+    {},
+    { volumes: 'x' },
+    { volumes: {} },
+    { volumes: [null, 1, 'x', [], {}, { name: 5 }, { configMap: 'x' }, { secret: [1] }] },
+    {
+      volumes: [
+        { name: 'v', projected: { sources: 'x' } },
+        { name: 'w', projected: { sources: [1, null] } },
+      ],
+    },
+    { volumes: [{ name: 'v', configMap: { items: [null, 1, { key: 5 }] } }] },
+    { volumes: [{ name: 'v', downwardAPI: { items: [{ fieldRef: 'x', resourceFieldRef: [] }] } }] },
+    { volumes: [{ name: 'v', ephemeral: { volumeClaimTemplate: { spec: { resources: 'x' } } } }] },
+    {
+      volumes: [
+        { name: 'v', ephemeral: { volumeClaimTemplate: { spec: { resources: { requests: 1 } } } } },
+      ],
+    },
+    {
+      volumes: [
+        { name: 'v', emptyDir: { sizeLimit: {} } },
+        { name: 'w', image: { reference: 3 } },
+      ],
+    },
+    { volumes: [{ name: 'v', future: deep }] },
+    { volumes: [cyclic] },
+    { volumes: sparse },
+    { volumes: [{ name: 'v', future: { f: () => 1, s: Symbol('x'), b: 1n, n: Number.NaN } }] },
+    { containers: 'x', initContainers: 7 },
+    { containers: [null, 1, { volumeMounts: 'x' }, { volumeMounts: [null, 'x', 1, []] }] },
+    {
+      containers: [
+        { name: { x: 1 }, volumeMounts: [{ bindMountOptions: 'x' }], volumeDevices: [null] },
+      ],
+    },
+    JSON.parse('{"__proto__":{"volumes":[{"name":"x"}]}}'),
+    JSON.parse('{"volumes":[{"name":"__proto__","__proto__":{"x":1}}]}'),
+    JSON.parse('{"volumes":[{"name":"v","configMap":{"__proto__":{"name":"x"}}}]}'),
+    JSON.parse('{"containers":[{"name":"__proto__","volumeMounts":[{"__proto__":1,"name":"v"}]}]}'),
+    JSON.parse('{"volumes":[{"name":"v","csi":{"volumeAttributes":{"__proto__":"x"}}}]}'),
+  ]
+  for (const [i, input] of inputs.entries()) {
+    let hash = ''
+    t.doesNotThrow(() => (hash = podVolumesHash(input)), `input ${i}`)
+    t.match(hash, /^[0-9a-f]{64}$/, `input ${i} hashes`)
+  }
+  // Inherited properties are not the object's own: these are all a pod without volumes.
+  const empty = podVolumesHash({})
+  t.equal(podVolumesHash(JSON.parse('{"__proto__":{"volumes":[{"name":"x"}]}}')), empty)
+  t.equal(podVolumesHash(Object.create({ volumes: [{ name: 'x' }] })), empty)
+  t.equal(podVolumesHash(null), empty)
+  t.equal(podVolumesHash([]), empty)
+  t.equal(podVolumesHash({ volumes: [] }), empty)
+  t.equal(Object.getPrototypeOf({}), Object.prototype)
+  t.equal(({} as JsonObject).name, undefined, 'Object.prototype untouched')
+})
+
+t.test('a __proto__ key is an ordinary key', async (t) => {
+  const withProto = JSON.parse(
+    '{"volumes":[{"name":"v","configMap":{"name":"cm","items":[{"key":"__proto__","path":"p"},{"key":"a","path":"a"}]}}]}',
+  ) as unknown
+  const without = {
+    volumes: [{ name: 'v', configMap: { name: 'cm', items: [{ key: 'a', path: 'a' }] } }],
+  }
+  t.not(podVolumesHash(withProto), podVolumesHash(without), 'an item keyed __proto__ counts')
+  const protoAttr = JSON.parse(
+    '{"volumes":[{"name":"v","csi":{"driver":"d","volumeAttributes":{"__proto__":"x"}}}]}',
+  ) as unknown
+  const noAttr = { volumes: [{ name: 'v', csi: { driver: 'd' } }] }
+  t.not(podVolumesHash(protoAttr), podVolumesHash(noAttr), 'an attribute named __proto__ counts')
+  t.match(podVolumesCanonical(protoAttr), '"volumeAttributes":{"__proto__":"x"}')
+  const protoName = JSON.parse('{"volumes":[{"name":"__proto__"}]}') as unknown
+  t.not(podVolumesHash(protoName), podVolumesHash({ volumes: [{ name: 'x' }] }))
+})
+
+t.test('nulls and empty lists are unset', async (t) => {
+  const base = volumeHash('configMap', { name: 'cm' })
+  t.equal(volumeHash('configMap', { name: 'cm', items: null }), base)
+  t.equal(volumeHash('configMap', { name: 'cm', items: [] }), base)
+  t.equal(volumeHash('configMap', { name: 'cm', optional: null, defaultMode: null }), base)
+  t.equal(podVolumesHash({ volumes: null, containers: null }), podVolumesHash({}))
+})
+
+t.test('a pod without volumes has a stable canonical form', async (t) => {
+  const canonical = '{"volumeDevices":[],"volumeMounts":[],"volumes":[]}'
+  t.equal(podVolumesCanonical({}), canonical)
+  t.equal(podVolumesCanonical({ containers: [{ name: 'app' }] }), canonical)
+  t.equal(podVolumesHash({}), createHash('sha256').update(canonical).digest('hex'))
+})
+
+t.test('DESIGN §4.3 example: our hash is pinned, and differs from upstream', async (t) => {
+  const spec = {
+    volumes: [{ name: 'vmcp-config', configMap: { name: 'demo-vmcp-config' } }],
+    containers: [
+      {
+        name: 'vmcp',
+        volumeMounts: [{ name: 'vmcp-config', mountPath: '/etc/vmcp-config', readOnly: true }],
+      },
+    ],
+  }
+  const ours =
+    '{"volumeDevices":[],"volumeMounts":[{"container":"vmcp","mount":{"mountPath":"/etc/vmcp-config","name":"vmcp-config","readOnly":true}}],' +
+    '"volumes":[{"configMap":{"name":"demo-vmcp-config"},"name":"vmcp-config"}]}'
+  // Pinned: a change to the canonical form must be deliberate (it changes every stamped hash).
+  t.equal(podVolumesCanonical(spec), ours)
+  t.equal(podVolumesHash(spec), '657df35e1fa32924aad1b9841e244556b87fa47ec6433bccfa93edfe1e5b0b53')
+  // The same Deployment as the API server stores it hashes the same.
+  const stored = {
+    volumes: [{ name: 'vmcp-config', configMap: { name: 'demo-vmcp-config', defaultMode: 420 } }],
+    containers: spec.containers,
+  }
+  t.equal(podVolumesHash(stored), podVolumesHash(spec))
+  // Upstream ToolHive's simpler form (DESIGN §4.3) hashes to a27fcf11…; ours differs on purpose.
+  const upstream =
+    '{"volumes":[{"name":"vmcp-config","source":"configmap:demo-vmcp-config"}],"volumeMounts":[{"name":"vmcp-config","mountPath":"/etc/vmcp-config","readOnly":true}]}'
+  const upstreamHash = createHash('sha256').update(upstream).digest('hex')
+  t.equal(upstreamHash, 'a27fcf11b06ee8fe6b36a28158f3fb1ff3810f135022e21fe33e43c29dedc605')
+  t.not(podVolumesHash(spec), upstreamHash)
+})
+
+t.test('the canonical form of a volume with items, modes and a quantity', async (t) => {
+  const canonical = podVolumesCanonical({
+    volumes: [
+      {
+        name: 'cfg',
+        configMap: {
+          name: 'cm',
+          defaultMode: 0o440,
+          optional: false,
+          items: [
+            { key: 'b', path: 'b.txt', mode: 0o440 },
+            { key: 'a', path: 'a.txt', mode: 0o400 },
+          ],
+        },
+      },
+      { name: 'scratch', emptyDir: { sizeLimit: '512Mi', medium: '' } },
+    ],
+  })
+  t.equal(
+    canonical,
+    '{"volumeDevices":[],"volumeMounts":[],"volumes":[' +
+      '{"configMap":{"defaultMode":288,"items":[{"key":"a","mode":256,"path":"a.txt"},{"key":"b","path":"b.txt"}],"name":"cm"},"name":"cfg"},' +
+      '{"emptyDir":{"sizeLimit":"536870912"},"name":"scratch"}]}',
+  )
+})
