@@ -97,6 +97,12 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         .choices(LOG_LEVELS)
         .env('MCP_ADMISSION_LOG_LEVEL'),
     )
+    .addOption(
+      new Option(
+        '--client-ca <file>',
+        "require a client certificate signed by this CA (the API server's webhook client certificate)",
+      ).env('MCP_ADMISSION_CLIENT_CA'),
+    )
     .addOption(new Option('--no-reconciler', 'serve admission only; do not write status'))
     .addOption(
       new Option('--reconciler-only', 'write status only; serve no admission webhooks').env(

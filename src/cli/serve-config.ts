@@ -26,6 +26,7 @@ export interface ServeOptions {
   reconciler?: boolean
   reconcilerOnly?: boolean
   leaderElectionNamespace?: string
+  clientCa?: string
 }
 
 /** What runs: both (the default in a cluster), admission only, or the status reconciler only. */
@@ -113,6 +114,8 @@ export function resolveServeConfig(
   const leaderElectionNamespace =
     options.leaderElectionNamespace ?? nonEmpty(env.POD_NAMESPACE) ?? 'mcp-admission'
 
+  if (options.clientCa === '') errors.push('--client-ca: must name a PEM file, or be left unset')
+
   const logLevel = options.logLevel ?? 'info'
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     errors.push(`--log-level: must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`)
@@ -130,6 +133,7 @@ export function resolveServeConfig(
         shutdownDelayMs,
         drainTimeoutMs,
         keepAliveTimeoutMs,
+        clientCaFile: options.clientCa,
       },
       view,
       logLevel: logLevel as ServeConfig['logLevel'],

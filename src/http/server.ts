@@ -3,6 +3,7 @@
  * reloading, readiness, and the graceful shutdown sequence (not ready → delay → drain → close).
  */
 
+import { readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Server as HttpsServer } from 'node:https'
 import type { SecureContextOptions } from 'node:tls'
@@ -49,6 +50,11 @@ export interface ServerConfig {
   readonly drainTimeoutMs: number
   /** Idle keep-alive; longer than the API server's 90 s pool timeout so it closes first. */
   readonly keepAliveTimeoutMs: number
+  /**
+   * PEM file of the CA that signs the API server's client certificate. When set, every client
+   * must present a certificate it signed (the API server's webhook client configuration).
+   */
+  readonly clientCaFile?: string | undefined
 }
 
 export interface RunningServer {
@@ -120,12 +126,17 @@ async function startAdmissionListener(
   metrics: Metrics,
   readiness: Readiness,
 ): Promise<{ url: string; close: () => Promise<void> }> {
+  // Read once at start: a missing or unreadable CA is a start-up error, not a silent downgrade.
+  const clientCa =
+    config.clientCaFile === undefined ? undefined : await readFile(config.clientCaFile, 'utf8')
+  const clientAuth =
+    clientCa === undefined ? {} : { ca: clientCa, requestCert: true, rejectUnauthorized: true }
   const app = buildAdmissionApp({
     admission,
     logger,
     metrics,
     // No certificate yet: handshakes fail until the watcher installs one.
-    https: { ...TLS_OPTIONS },
+    https: { ...TLS_OPTIONS, ...clientAuth },
     server: {
       keepAliveTimeout: config.keepAliveTimeoutMs,
       requestTimeout: 30_000,
@@ -148,7 +159,9 @@ async function startAdmissionListener(
     pollIntervalMs: config.certPollIntervalMs,
     logger,
     onPair: (pair) => {
-      tlsServer.setSecureContext({ ...TLS_OPTIONS, cert: pair.cert, key: pair.key })
+      // The trusted client CA belongs to the secure context, so it is set again with each pair.
+      const ca = clientCa === undefined ? {} : { ca: clientCa }
+      tlsServer.setSecureContext({ ...TLS_OPTIONS, ...ca, cert: pair.cert, key: pair.key })
       metrics.certificateNotAfter.set(pair.notAfter.getTime() / 1000)
       metrics.certificateReloads.inc({ result: 'loaded' })
     },

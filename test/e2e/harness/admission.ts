@@ -127,7 +127,7 @@ export async function startAdmission(
   plane: ControlPlane,
   kubeconfig: string,
   extraArgs: readonly string[] = [],
-  options: { readonly waitUntilReady?: boolean } = {},
+  options: { readonly waitUntilReady?: boolean; readonly port?: number } = {},
 ): Promise<RunningAdmission> {
   // Each instance has its own certificates and log: several may run against one control plane.
   const instance = await mkdtemp(join(plane.dir, 'mcp-admission-'))
@@ -135,7 +135,7 @@ export async function startAdmission(
   await mkdir(certDir, { recursive: true })
   const certificates = await createDevCertificates({ hosts: ['127.0.0.1'], validDays: 2 })
   await writeDevCertificates(certDir, certificates)
-  const [port, probePort] = [await freePort(), await freePort()]
+  const [port, probePort] = [options.port ?? (await freePort()), await freePort()]
   const proc = startProcess(
     'mcp-admission',
     process.execPath,

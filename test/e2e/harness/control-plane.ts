@@ -37,7 +37,12 @@ export function binariesFromEnv(): { kubeApiserver: string; etcd: string } {
   return { kubeApiserver, etcd }
 }
 
-export async function startControlPlane(): Promise<ControlPlane> {
+export interface ControlPlaneOptions {
+  /** Writes what extra API server flags need into the plane's directory and returns the flags. */
+  readonly apiServerArgs?: (dir: string) => Promise<string[]>
+}
+
+export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const binaries = binariesFromEnv()
   const dir = await mkdtemp(join(tmpdir(), 'mcp-admission-e2e-'))
   const processes: Managed[] = []
@@ -85,6 +90,7 @@ export async function startControlPlane(): Promise<ControlPlane> {
       '--enable-priority-and-fairness=false',
       '--profiling=false',
       '--v=1',
+      ...(options.apiServerArgs ? await options.apiServerArgs(dir) : []),
     ]
     const kubeconfig = join(dir, 'kubeconfig')
     await writeFile(kubeconfig, kubeconfigYaml(server, pki), { mode: 0o600 })

@@ -5,6 +5,10 @@
  */
 
 import { randomBytes } from 'node:crypto'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { createDevCa } from '../../../src/http/dev-certs.ts'
+import { clientCertificate } from './pki.ts'
 import type { Test } from 'tap'
 import {
   installCrds,
@@ -15,7 +19,7 @@ import {
   startAdmission,
 } from './admission.ts'
 import type { RunningAdmission } from './admission.ts'
-import { startControlPlane } from './control-plane.ts'
+import { freePort, startControlPlane } from './control-plane.ts'
 import type { ControlPlane } from './control-plane.ts'
 import { kubectlFor, mustKubectl } from './kubectl.ts'
 import type { Kubectl } from './kubectl.ts'
@@ -31,9 +35,23 @@ export interface Environment {
   namespace(prefix?: string): Promise<string>
 }
 
-export async function startEnvironment(t: Test): Promise<Environment> {
+export interface EnvironmentOptions {
+  /**
+   * Make the API server present a client certificate to the webhook (through its admission
+   * configuration) and start mcp-admission with `--client-ca`, as a hardened install would.
+   */
+  readonly apiServerClientCertificate?: boolean
+}
+
+export async function startEnvironment(
+  t: Test,
+  options: EnvironmentOptions = {},
+): Promise<Environment> {
   const started = Date.now()
-  const plane = await startControlPlane()
+  const clientAuth = options.apiServerClientCertificate ? await webhookClientAuth() : undefined
+  const plane = await startControlPlane(
+    clientAuth ? { apiServerArgs: clientAuth.apiServerArgs } : {},
+  )
   const running: { admission?: RunningAdmission } = {}
   t.teardown(async () => {
     await running.admission?.stop()
@@ -44,7 +62,14 @@ export async function startEnvironment(t: Test): Promise<Environment> {
   await installCrds(kubectl)
   await installIdentity(kubectl, manifests)
   const serviceKubeconfig = await serviceAccountKubeconfig(kubectl, plane)
-  const admission = await startAdmission(plane, serviceKubeconfig)
+  const admission = clientAuth
+    ? await startAdmission(
+        plane,
+        serviceKubeconfig,
+        [`--client-ca=${await clientAuth.writeCa(plane.dir)}`],
+        { port: clientAuth.port },
+      )
+    : await startAdmission(plane, serviceKubeconfig)
   running.admission = admission
   await registerWebhooks(kubectl, manifests, admission)
   const namespace = async (prefix = 'e2e') => {
@@ -86,4 +111,61 @@ async function waitUntilWebhooksAreCalled(kubectl: Kubectl, namespace: string): 
     },
     { timeoutMs: 30_000, intervalMs: 250 },
   )
+}
+
+/**
+ * A client CA and certificate for the API server's webhook client, its kubeconfig (one user named
+ * after the webhook's host:port, the way the API server looks credentials up) and admission
+ * configuration, and the port the webhook must then listen on.
+ */
+async function webhookClientAuth() {
+  const port = await freePort()
+  const ca = await createDevCa(2)
+  const client = await clientCertificate(ca, 'CN=kube-apiserver-webhook-client')
+  const b64 = (text: string) => Buffer.from(text).toString('base64')
+  return {
+    port,
+    apiServerArgs: async (dir: string): Promise<string[]> => {
+      const kubeconfig = join(dir, 'webhook-client.kubeconfig')
+      await writeFile(
+        kubeconfig,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          users: [
+            {
+              name: `127.0.0.1:${port}`,
+              user: {
+                'client-certificate-data': b64(client.cert),
+                'client-key-data': b64(client.key),
+              },
+            },
+          ],
+        }),
+      )
+      const webhookConfiguration = {
+        apiVersion: 'apiserver.config.k8s.io/v1',
+        kind: 'WebhookAdmissionConfiguration',
+        kubeConfigFile: kubeconfig,
+      }
+      const admissionConfiguration = join(dir, 'admission-configuration.json')
+      await writeFile(
+        admissionConfiguration,
+        JSON.stringify({
+          apiVersion: 'apiserver.config.k8s.io/v1',
+          kind: 'AdmissionConfiguration',
+          plugins: ['ValidatingAdmissionWebhook', 'MutatingAdmissionWebhook'].map((name) => ({
+            name,
+            configuration: webhookConfiguration,
+          })),
+        }),
+      )
+      return [`--admission-control-config-file=${admissionConfiguration}`]
+    },
+    writeCa: async (dir: string): Promise<string> => {
+      const file = join(dir, 'webhook-client-ca.crt')
+      await writeFile(file, ca.cert.toString('pem'))
+      return file
+    },
+  }
 }

@@ -51,7 +51,8 @@ export async function createControlPlanePki(dir: string): Promise<ControlPlanePk
   return { ...files, caPem: serving.ca, adminCertPem: admin.cert, adminKeyPem: admin.key }
 }
 
-async function clientCertificate(
+/** A client certificate (ECDSA P-256, clientAuth) for `subject`, signed by `ca`. */
+export async function clientCertificate(
   ca: Awaited<ReturnType<typeof createDevCa>>,
   subject: string,
 ): Promise<{ cert: string; key: string }> {

@@ -1,0 +1,200 @@
+/**
+ * The real HTTPS server on loopback: certificate reload without restart, readiness before the
+ * certificate, TLS versions, and client-certificate verification of the API server.
+ */
+
+import { createHash, webcrypto } from 'node:crypto'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import tls from 'node:tls'
+import { pino } from 'pino'
+import t from 'tap'
+import type { Test } from 'tap'
+import 'reflect-metadata'
+import * as x509 from '@peculiar/x509'
+import { createAdmission } from '../../src/admission/webhook.ts'
+import { MemoryView } from '../../src/cluster/memory-view.ts'
+import {
+  createDevCa,
+  createDevCertificates,
+  writeDevCertificates,
+} from '../../src/http/dev-certs.ts'
+import type { DevCa } from '../../src/http/dev-certs.ts'
+import { startServer } from '../../src/http/server.ts'
+import type { ServerConfig } from '../../src/http/server.ts'
+import { review, runConfigMap } from '../helpers/objects.ts'
+
+const silent = pino({ level: 'silent' })
+
+function config(certDir: string, extra: Partial<ServerConfig> = {}): ServerConfig {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    probeHost: '127.0.0.1',
+    probePort: 0,
+    certDir,
+    certPollIntervalMs: 5_000,
+    shutdownDelayMs: 0,
+    drainTimeoutMs: 2_000,
+    keepAliveTimeoutMs: 100_000,
+    ...extra,
+  }
+}
+
+async function start(t: Test, certDir: string, extra: Partial<ServerConfig> = {}) {
+  const server = await startServer(config(certDir, extra), {
+    admission: createAdmission({ view: new MemoryView() }),
+    view: new MemoryView(),
+    logger: silent,
+  })
+  t.teardown(() => server.close())
+  const { port } = new URL(server.admissionUrl)
+  return { server, port: Number(port) }
+}
+
+/** Handshakes and returns the SHA-256 of the certificate the server presents. */
+function presented(port: number, options: tls.ConnectionOptions = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect(
+      { host: '127.0.0.1', port, rejectUnauthorized: false, ...options },
+      () => {
+        const certificate = socket.getPeerCertificate()
+        socket.end()
+        resolve(createHash('sha256').update(certificate.raw).digest('hex'))
+      },
+    )
+    socket.once('error', reject)
+  })
+}
+
+const fingerprint = (pem: string) =>
+  createHash('sha256')
+    .update(Buffer.from(new x509.X509Certificate(pem).rawData))
+    .digest('hex')
+
+t.test(
+  'replacing the certificate files makes the server present the new one, without a restart',
+  async (t) => {
+    const dir = t.testdir()
+    const first = await createDevCertificates({ hosts: ['127.0.0.1'] })
+    await writeDevCertificates(dir, first)
+    const { port, server } = await start(t, dir)
+    t.equal(await presented(port), fingerprint(first.cert))
+
+    const second = await createDevCertificates({ hosts: ['127.0.0.1'], issuer: first.issuer })
+    const replaced = Date.now()
+    await writeDevCertificates(dir, second)
+    let now = await presented(port)
+    while (now !== fingerprint(second.cert) && Date.now() - replaced < 15_000) {
+      await sleep(100)
+      now = await presented(port)
+    }
+    t.equal(now, fingerprint(second.cert), 'the new certificate is served')
+    t.comment(`new certificate served ${Date.now() - replaced} ms after the files changed`)
+    t.ok(Date.now() - replaced < 15_000, 'within 15 s')
+
+    // A broken pair (a key that does not match) is refused; the current certificate keeps serving.
+    const other = await createDevCertificates({ hosts: ['127.0.0.1'] })
+    await writeFile(join(dir, 'tls.key'), other.key)
+    await sleep(1_000)
+    t.equal(await presented(port), fingerprint(second.cert), 'a mismatched pair is not used')
+    t.equal((await fetch(`${server.probeUrl}/readyz`)).status, 200, 'and the server stays ready')
+  },
+)
+
+t.test('/readyz is false until the certificate is loaded', async (t) => {
+  const dir = t.testdir()
+  const { server } = await start(t, dir, { certPollIntervalMs: 200 })
+  const before = await fetch(`${server.probeUrl}/readyz`)
+  t.equal(before.status, 503)
+  t.match(await before.json(), { failing: ['serving certificate loaded'] })
+  await writeDevCertificates(dir, await createDevCertificates({ hosts: ['127.0.0.1'] }))
+  let status = 503
+  for (let i = 0; i < 50 && status !== 200; i++) {
+    await sleep(100)
+    status = (await fetch(`${server.probeUrl}/readyz`)).status
+  }
+  t.equal(status, 200, 'ready once the pair is loaded')
+})
+
+t.test('TLS 1.0 and 1.1 handshakes are refused; 1.2 and 1.3 are served', async (t) => {
+  const dir = t.testdir()
+  await writeDevCertificates(dir, await createDevCertificates({ hosts: ['127.0.0.1'] }))
+  const { port } = await start(t, dir)
+  for (const version of ['TLSv1', 'TLSv1.1'] as const) {
+    // The client allows the old protocol (and its ciphers) so only the server can refuse it.
+    await t.rejects(
+      presented(port, { minVersion: version, maxVersion: version, ciphers: 'DEFAULT@SECLEVEL=0' }),
+      `${version} refused`,
+    )
+  }
+  for (const version of ['TLSv1.2', 'TLSv1.3'] as const) {
+    t.match(
+      await presented(port, { minVersion: version, maxVersion: version }),
+      /^[0-9a-f]{64}$/,
+      `${version} served`,
+    )
+  }
+})
+
+t.test('--client-ca: only clients with a certificate from that CA are served', async (t) => {
+  const dir = t.testdir()
+  await writeDevCertificates(dir, await createDevCertificates({ hosts: ['127.0.0.1'] }))
+  const clientCa = await createDevCa()
+  await writeFile(join(dir, 'client-ca.crt'), clientCa.cert.toString('pem'))
+  const { port } = await start(t, dir, { clientCaFile: join(dir, 'client-ca.crt') })
+
+  const post = (options: tls.ConnectionOptions) => postReview(port, options)
+  await t.rejects(post({}), 'no client certificate: refused')
+  const stranger = await clientCertificate(await createDevCa())
+  await t.rejects(post(stranger), 'a certificate from another CA: refused')
+  const apiServer = await clientCertificate(clientCa)
+  t.match(
+    await post(apiServer),
+    /^HTTP\/1\.1 200 /,
+    'the API server with its client certificate is served',
+  )
+})
+
+/** Sends one review over a raw TLS socket and resolves with the response text. */
+function postReview(port: number, options: tls.ConnectionOptions): Promise<string> {
+  const body = JSON.stringify(review(runConfigMap()))
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect(
+      { host: '127.0.0.1', port, rejectUnauthorized: false, ...options },
+      () => {
+        socket.write(
+          `POST /mutate HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        )
+      },
+    )
+    const chunks: Buffer[] = []
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+    socket.once('error', reject)
+    socket.once('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8')
+      if (text === '') reject(new Error('closed without a response'))
+      else resolve(text)
+    })
+  })
+}
+
+async function clientCertificate(ca: DevCa): Promise<{ cert: string; key: string }> {
+  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const
+  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])
+  const notBefore = new Date(Date.now() - 60_000)
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: '01',
+    subject: 'CN=kube-apiserver',
+    issuer: ca.cert.subject,
+    notBefore,
+    notAfter: new Date(notBefore.getTime() + 86_400_000),
+    publicKey: keys.publicKey,
+    signingKey: ca.keys.privateKey,
+    signingAlgorithm: algorithm,
+    extensions: [new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth])],
+  })
+  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)
+  return { cert: cert.toString('pem'), key: x509.PemConverter.encode(pkcs8, 'PRIVATE KEY') }
+}

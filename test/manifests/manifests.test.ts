@@ -1,0 +1,172 @@
+/**
+ * Safety properties of what is shipped, checked on the manifests as kustomize renders them (the
+ * end-to-end suite proves the API server accepts them): webhooks that cannot take the cluster
+ * down, a hardened pod, disruption budget and replicas, least-privilege RBAC.
+ */
+
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { parseAllDocuments } from 'yaml'
+
+type Any = Record<string, any>
+const MANIFESTS = fileURLToPath(new URL('../../manifests/', import.meta.url))
+
+function render(dir: string): Any[] | undefined {
+  try {
+    const text = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8' })
+    return parseAllDocuments(text).map((document) => document.toJS() as Any)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+}
+
+const full = render(MANIFESTS)
+if (!full) {
+  t.comment('SKIPPED: kubectl is not installed, so kustomize cannot render manifests/')
+  t.pass('nothing to check without kubectl')
+} else {
+  const base = render(`${MANIFESTS}base`)!
+  const one = (objects: Any[], kind: string) => {
+    const found = objects.filter((o) => o['kind'] === kind)
+    if (found.length !== 1) throw new Error(`expected one ${kind}, found ${found.length}`)
+    return found[0]!
+  }
+
+  for (const [name, objects] of [
+    ['manifests/', full],
+    ['manifests/base', base],
+  ] as const) {
+    t.test(`${name}: every webhook is safe to have in the admission chain`, async (t) => {
+      const configurations = objects.filter((o) => /WebhookConfiguration$/.test(o['kind']))
+      t.equal(configurations.length, 2)
+      const webhooks = configurations.flatMap((c) => c['webhooks'] as Any[])
+      t.ok(webhooks.length >= 5)
+      for (const webhook of webhooks) {
+        const label = webhook['name']
+        t.equal(webhook['sideEffects'], 'None', `${label}: sideEffects None`)
+        t.ok(webhook['timeoutSeconds'] <= 10, `${label}: timeout ≤ 10 s`)
+        t.same(webhook['admissionReviewVersions'], ['v1'], `${label}: v1 reviews`)
+        t.equal(webhook['matchPolicy'], 'Equivalent', `${label}: matchPolicy`)
+        t.match(webhook['failurePolicy'], /^(Fail|Ignore)$/, `${label}: explicit failurePolicy`)
+        const excluded = (webhook['namespaceSelector']?.matchExpressions ?? []).find(
+          (e: Any) => e['key'] === 'kubernetes.io/metadata.name' && e['operator'] === 'NotIn',
+        )
+        t.ok(excluded, `${label}: namespaces excluded by name`)
+        t.ok(excluded?.values.includes('kube-system'), `${label}: not kube-system`)
+        t.ok(excluded?.values.includes('mcp-admission'), `${label}: not its own namespace`)
+        t.match(webhook['clientConfig'], {
+          service: { name: 'mcp-admission', namespace: 'mcp-admission', port: 443 },
+        })
+        t.match(webhook['clientConfig'].service.path, /^\/(mutate|validate)$/)
+      }
+    })
+
+    t.test(`${name}: the pod is hardened, replicated and protected from disruption`, async (t) => {
+      const deployment = one(objects, 'Deployment')
+      const pod = deployment['spec'].template
+      t.ok(deployment['spec'].replicas >= 2, 'at least 2 replicas')
+      t.ok(
+        pod.spec.topologySpreadConstraints.some(
+          (c: Any) => c['topologyKey'] === 'kubernetes.io/hostname',
+        ),
+        'spread across nodes',
+      )
+      t.match(pod.spec.securityContext, {
+        runAsNonRoot: true,
+        seccompProfile: { type: 'RuntimeDefault' },
+      })
+      t.ok(
+        Number.isInteger(pod.spec.securityContext.runAsUser) &&
+          pod.spec.securityContext.runAsUser > 0,
+        'numeric non-root user',
+      )
+      const [container, ...others] = pod.spec.containers as Any[]
+      t.equal(others.length, 0)
+      t.match(container!['securityContext'], {
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      })
+      t.ok(
+        container!['resources'].requests.cpu && container!['resources'].requests.memory,
+        'requests',
+      )
+      t.ok(container!['resources'].limits.memory, 'memory limit')
+      t.match(container!['readinessProbe'], { httpGet: { path: '/readyz', port: 'probes' } })
+      t.match(container!['livenessProbe'], { httpGet: { path: '/healthz', port: 'probes' } })
+      t.ok(container!['lifecycle'].preStop, 'a pre-stop delay')
+      t.ok(pod.spec.terminationGracePeriodSeconds >= 30)
+
+      const pdb = one(objects, 'PodDisruptionBudget')
+      t.same(
+        pdb['spec'].selector.matchLabels,
+        deployment['spec'].selector.matchLabels,
+        'the PDB selects the pods',
+      )
+      t.ok(pdb['spec'].minAvailable >= 1)
+      const service = one(objects, 'Service')
+      t.same(
+        service['spec'].selector,
+        deployment['spec'].selector.matchLabels,
+        'the Service selects the pods',
+      )
+      const portNames = (container!['ports'] as Any[]).map((p) => p['name'])
+      for (const port of service['spec'].ports as Any[])
+        t.ok(portNames.includes(port['targetPort']), `${port['name']} targets a container port`)
+      t.equal(
+        one(objects, 'Namespace')['metadata'].labels['pod-security.kubernetes.io/enforce'],
+        'restricted',
+      )
+    })
+
+    t.test(`${name}: RBAC is least privilege`, async (t) => {
+      const rules = objects
+        .filter((o) => o['kind'] === 'ClusterRole' || o['kind'] === 'Role')
+        .flatMap((role) => role['rules'] as Any[])
+      for (const rule of rules) {
+        t.notOk(
+          (rule['resources'] as string[]).some((r) => r === 'secrets' || r === '*'),
+          'no secrets, no wildcards',
+        )
+        t.notOk((rule['verbs'] as string[]).includes('*'), 'no wildcard verbs')
+        const writes = (rule['verbs'] as string[]).filter(
+          (v) => !['get', 'list', 'watch'].includes(v),
+        )
+        if (writes.length === 0) continue
+        const allowed = (rule['resources'] as string[]).every(
+          (r) => r.endsWith('/status') || r === 'leases',
+        )
+        t.ok(allowed, `writes only status and leases: ${JSON.stringify(rule)}`)
+      }
+    })
+  }
+
+  t.test(
+    'the cert-manager component injects the CA into both webhook configurations',
+    async (t) => {
+      for (const configuration of full.filter((o) => /WebhookConfiguration$/.test(o['kind']))) {
+        t.equal(
+          configuration['metadata'].annotations['cert-manager.io/inject-ca-from'],
+          'mcp-admission/mcp-admission-serving',
+        )
+      }
+      const serving = full.find(
+        (o) => o['kind'] === 'Certificate' && o['metadata'].name === 'mcp-admission-serving',
+      )!
+      t.same(serving['spec'].dnsNames, [
+        'mcp-admission.mcp-admission.svc',
+        'mcp-admission.mcp-admission.svc.cluster.local',
+      ])
+      t.equal(
+        serving['spec'].secretName,
+        one(full, 'Deployment')['spec'].template.spec.volumes[0].secret.secretName,
+      )
+      t.notOk(
+        base.some((o) => o['kind'] === 'Certificate'),
+        'the base provisions no certificates',
+      )
+    },
+  )
+}
