@@ -86,7 +86,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   // Probes first: /healthz answers and /readyz says what is missing while the rest starts.
   const probes = buildProbeApp({ logger, metrics, readiness })
   const probeUrl = await probes.listen({ host: config.probeHost, port: config.probePort })
-  let admission: { url: string; close: () => Promise<void> } | undefined
+  let admission: AdmissionListener | undefined
   try {
     if (deps.admission) {
       admission = await startAdmissionListener(config, deps.admission, logger, metrics, readiness)
@@ -99,6 +99,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
 
   const close = async (): Promise<void> => {
     readiness.beginShutdown()
+    // From now on every response tells its client to reconnect elsewhere, so by the time the
+    // listener closes no keep-alive client is about to reuse a socket the server drops.
+    admission?.beginDrain()
     logger.info(
       { delayMs: config.shutdownDelayMs },
       'shutting down: not ready, waiting before drain',
@@ -118,6 +121,14 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   }
 }
 
+interface AdmissionListener {
+  readonly url: string
+  /** Answer with `Connection: close` from now on. */
+  beginDrain(): void
+  /** Stop listening, let in-flight requests finish (up to the drain timeout), stop the watcher. */
+  close(): Promise<void>
+}
+
 /** The HTTPS admission listener with its certificate watcher; `close` drains it. */
 async function startAdmissionListener(
   config: ServerConfig,
@@ -125,7 +136,7 @@ async function startAdmissionListener(
   logger: Logger,
   metrics: Metrics,
   readiness: Readiness,
-): Promise<{ url: string; close: () => Promise<void> }> {
+): Promise<AdmissionListener> {
   // Read once at start: a missing or unreadable CA is a start-up error, not a silent downgrade.
   const clientCa =
     config.clientCaFile === undefined ? undefined : await readFile(config.clientCaFile, 'utf8')
@@ -175,6 +186,9 @@ async function startAdmissionListener(
     const url = await app.listen({ host: config.host, port: config.port })
     return {
       url,
+      beginDrain: () => {
+        draining = true
+      },
       close: async () => {
         draining = true
         const cut = setTimeout(() => {

@@ -4,6 +4,7 @@
  * reach the webhook.
  */
 
+import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { contentChecksum } from '../../src/policy/content-checksum.ts'
 import { startEnvironment } from './harness/environment.ts'
@@ -140,3 +141,40 @@ function expectedChecksum(stored: unknown): string {
   if (!('checksum' in result)) throw new Error('stored ConfigMap has invalid maps')
   return result.checksum
 }
+
+t.test('no object body, secret reference or key material reaches the log', async (t) => {
+  const ns = await env.namespace()
+  const marker = `marker-${Date.now().toString(36)}`
+  await mustKubectl(
+    kubectl,
+    ['create', '-f', '-'],
+    JSON.stringify(
+      runConfigMap(ns, 'logged-runconfig', { 'runconfig.json': `{"token":"${marker}-data"}` }),
+    ),
+  )
+  await mustKubectl(
+    kubectl,
+    ['create', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'toolhive.stacklok.dev/v1alpha1',
+      kind: 'MCPWebhookConfig',
+      metadata: { name: 'logged', namespace: ns },
+      spec: {
+        validating: [
+          {
+            name: 'v',
+            url: 'https://v.example.com',
+            hmacSecretRef: { name: `${marker}-hmac`, key: `${marker}-key` },
+            tlsConfig: { caSecretRef: { name: `${marker}-ca`, key: 'ca.crt' } },
+          },
+        ],
+      },
+    }),
+  )
+  // The log is written at debug level here, stricter than the info level the requirement names.
+  const log = await readFile(admission.process.logFile, 'utf8')
+  t.ok(log.includes('"uid"'), 'reviews are logged (the scan reads a real log)')
+  t.notOk(log.includes(marker), 'no ConfigMap data and no secret reference name or key')
+  t.notOk(/PRIVATE KEY|BEGIN CERTIFICATE/.test(log), 'no key or certificate material')
+  t.notOk(log.includes('"runconfig.json"'), 'no ConfigMap body')
+})

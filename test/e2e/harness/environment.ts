@@ -44,7 +44,7 @@ export interface EnvironmentOptions {
 }
 
 export async function startEnvironment(
-  t: Test,
+  t: Pick<Test, 'teardown' | 'comment'>,
   options: EnvironmentOptions = {},
 ): Promise<Environment> {
   const started = Date.now()
