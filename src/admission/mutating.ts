@@ -4,6 +4,7 @@ import type { ClusterView } from '../cluster/view.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { isRefused } from '../policy/result.ts'
 import type { MutationResult } from '../policy/result.ts'
+import { cloneJson } from './clone.ts'
 import type { Handler } from './handler.ts'
 import { diff } from './patch.ts'
 import { allowed, denied, patched } from './response.ts'
@@ -28,7 +29,7 @@ export function mutatingHandler<Facts>(mutator: Mutator<Facts>): Handler {
     const original = request.object
     if (!original) return allowed(request.uid)
     const facts = await mutator.gather(request, view)
-    const result = mutator.mutate(structuredClone(original), facts)
+    const result = mutator.mutate(cloneJson(original), facts)
     if (isRefused(result)) {
       return denied(request.uid, result.violations, result.warnings, subjectOf(request))
     }

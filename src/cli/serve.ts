@@ -3,7 +3,9 @@
 import { fileURLToPath } from 'node:url'
 import { resolve } from 'node:path'
 import { createAdmission } from '../admission/webhook.ts'
-import { MemoryView } from '../cluster/memory-view.ts'
+import { MemoryView, objectKey } from '../cluster/memory-view.ts'
+import { trimForView } from '../cluster/trim.ts'
+import type { KubeObject } from '../policy/kube.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
 import type { ClusterView } from '../cluster/view.ts'
 import { startServer } from '../http/server.ts'
@@ -108,7 +110,11 @@ async function createView(config: ServeConfig, logger: Logger): Promise<CreatedV
   switch (config.view.kind) {
     case 'embedded':
     case 'files':
-      return { view: new MemoryView(await loadObjects(config.view.objects)), stop: async () => {} }
+      // Held as the cluster view holds them: trimmed to what the rules read.
+      return {
+        view: new MemoryView((await loadObjects(config.view.objects)).map(trimmed)),
+        stop: async () => {},
+      }
     case 'cluster': {
       // Loaded only here: the client is not needed for files or the embedded default.
       const { KubeConfig } = await import('@kubernetes/client-node')
@@ -125,4 +131,9 @@ async function createView(config: ServeConfig, logger: Logger): Promise<CreatedV
       return { view, stop: () => view.stop(), cluster: { api, view } }
     }
   }
+}
+
+function trimmed(object: KubeObject): KubeObject {
+  const key = objectKey(object)
+  return key ? trimForView(key.kind, object) : object
 }

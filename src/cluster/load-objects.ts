@@ -25,6 +25,17 @@ export async function loadObjects(paths: readonly string[]): Promise<KubeObject[
 
 /** Parses the objects in one YAML or JSON text (JSON is YAML), expanding `List` kinds. */
 export function parseObjects(text: string, source: string): KubeObject[] {
+  // A .json file is read with JSON.parse: the same result as the YAML parser, many times faster
+  // for large views (a JSON List of thousands of objects).
+  if (source.endsWith('.json')) {
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (error) {
+      throw new ObjectFileError(`${source}, document 1: ${(error as Error).message}`)
+    }
+    return expandList(value, `${source}, document 1`)
+  }
   const objects: KubeObject[] = []
   parseAllDocuments(text).forEach((document, index) => {
     const where = `${source}, document ${index + 1}`

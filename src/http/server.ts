@@ -37,6 +37,14 @@ export const TLS_OPTIONS = {
   honorCipherOrder: true,
 } as const satisfies SecureContextOptions
 
+/**
+ * Slow-client limits. A TLS handshake must finish within 10 s (Node's default is 120 s), and the
+ * header and request timeouts are checked every second (Node checks every 30 s by default, so a
+ * connection that never finishes its headers would live up to 40 s instead of 10).
+ */
+const SOCKET_LIMITS = { handshakeTimeout: 10_000, connectionsCheckingInterval: 1_000 } as const
+export const MAX_CONNECTIONS = 4096
+
 export interface ServerConfig {
   readonly host: string
   readonly port: number
@@ -147,7 +155,7 @@ async function startAdmissionListener(
     logger,
     metrics,
     // No certificate yet: handshakes fail until the watcher installs one.
-    https: { ...TLS_OPTIONS, ...clientAuth },
+    https: { ...TLS_OPTIONS, ...clientAuth, ...SOCKET_LIMITS },
     server: {
       keepAliveTimeout: config.keepAliveTimeoutMs,
       requestTimeout: 30_000,
@@ -158,6 +166,9 @@ async function startAdmissionListener(
   // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
   const tlsServer = app.server as HttpsServer
   tlsServer.headersTimeout = 10_000
+  // Beyond this many sockets new connections are dropped: idle or trickling clients cannot
+  // exhaust file descriptors and memory (the API server needs a handful per replica).
+  tlsServer.maxConnections = MAX_CONNECTIONS
 
   let draining = false
   app.addHook('onSend', async (_request, reply) => {

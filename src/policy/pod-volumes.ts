@@ -103,7 +103,52 @@ export function podVolumesCanonical(podSpec: unknown): string {
 
 /** DESIGN §4.3: lowercase hex SHA-256 of `podVolumesCanonical(podSpec)`. */
 export function podVolumesHash(podSpec: unknown): string {
-  return createHash('sha256').update(podVolumesCanonical(podSpec), 'utf8').digest('hex')
+  // Operators re-submit the same Deployments on every reconcile: the same volumes and mounts,
+  // byte for byte, hash the same, so the (costly) canonical form is built once per distinct set.
+  const key = volumesKey(podSpec)
+  const known = key === undefined ? undefined : HASHES.get(key)
+  if (known !== undefined) return known
+  const hash = createHash('sha256').update(podVolumesCanonical(podSpec), 'utf8').digest('hex')
+  if (key !== undefined) remember(key, hash)
+  return hash
+}
+
+/** Recent fingerprints by the exact JSON of what they cover; bounded, oldest dropped first. */
+const HASHES = new Map<string, string>()
+const MAX_REMEMBERED = 1024
+
+function remember(key: string, hash: string): void {
+  if (HASHES.size >= MAX_REMEMBERED) HASHES.delete(HASHES.keys().next().value ?? '')
+  HASHES.set(key, hash)
+}
+
+/** The exact input of the fingerprint as JSON text, or undefined when it cannot be written. */
+function volumesKey(podSpec: unknown): string | undefined {
+  if (!isRecord(podSpec)) return undefined
+  const parts: unknown[] = [podSpec.volumes]
+  for (const list of CONTAINER_LISTS) {
+    const containers = podSpec[list]
+    if (!Array.isArray(containers)) {
+      parts.push(containers)
+      continue
+    }
+    for (const container of containers as unknown[]) {
+      parts.push(
+        isRecord(container)
+          ? [container.name, container.volumeMounts, container.volumeDevices]
+          : container,
+      )
+    }
+    parts.push(list)
+  }
+  try {
+    const key = JSON.stringify(parts)
+    // Huge inputs are not worth keeping in memory.
+    return key.length <= 65_536 ? key : undefined
+  } catch {
+    // Nesting too deep for JSON.stringify: hash without the memo.
+    return undefined
+  }
 }
 
 const CONTAINER_LISTS = ['containers', 'initContainers'] as const
