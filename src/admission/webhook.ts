@@ -54,11 +54,11 @@ export function createAdmission({ view, routes = productRoutes() }: AdmissionOpt
         const response = await handler(request, context)
         return { ok: true, review: toReview(apiVersion, response), request }
       } catch (error) {
-        const response = errored(
-          request.uid,
-          500,
-          `internal error while admitting: ${describe(error)}`,
-        )
+        // Nesting too deep for a recursive step (the JSON Patch diff) is the request's doing: a
+        // 400 the client can act on, not an internal error. The API server never sends such objects.
+        const response = isStackOverflow(error)
+          ? errored(request.uid, 400, 'the object is nested too deeply to admit')
+          : errored(request.uid, 500, `internal error while admitting: ${describe(error)}`)
         return { ok: true, review: toReview(apiVersion, response), request, error }
       }
     },
@@ -67,4 +67,8 @@ export function createAdmission({ view, routes = productRoutes() }: AdmissionOpt
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
+}
+
+function isStackOverflow(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message)
 }

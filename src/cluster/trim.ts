@@ -35,11 +35,15 @@ export function trimForView(kind: ViewKind, object: KubeObject): KubeObject {
   if (kind === 'ConfigMap') {
     // The checksum covers data, labels and annotations, so it is taken before anything is dropped.
     const checksum = effectiveContentChecksum(object)
-    if (checksum !== undefined) {
-      const annotations = isRecord(metadata.annotations) ? metadata.annotations : {}
-      setOwn(annotations, ANNOTATIONS.contentChecksum, checksum)
-      metadata.annotations = annotations
+    if (checksum === undefined) {
+      // Not a map of strings: nothing to reduce it to, so it is kept as it came (trimming this
+      // again then changes nothing). The API server only ever sends string maps.
+      if (object['data'] !== undefined) trimmed['data'] = object['data']
+      return trimmed
     }
+    const annotations = isRecord(metadata.annotations) ? metadata.annotations : {}
+    setOwn(annotations, ANNOTATIONS.contentChecksum, checksum)
+    metadata.annotations = annotations
     return trimmed
   }
   if (object.spec !== undefined) trimmed.spec = object.spec

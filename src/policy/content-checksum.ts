@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto'
 import { ANNOTATIONS, RUNCONFIG_COMPONENT_LABEL, RUNCONFIG_COMPONENTS } from './names.ts'
 import { ensureRecord, isRecord, setOwn, stringMap } from './kube.ts'
 import type { KubeObject } from './kube.ts'
-import { violation } from './field-errors.ts'
 import type { FieldViolation } from './field-errors.ts'
 import type { MutationResult } from './result.ts'
+import { wrongType } from './value-checks.ts'
 
 /** True for a ConfigMap labelled as a ToolHive RunConfig (or vMCP config). */
 export function isRunConfigMap(object: KubeObject): boolean {
@@ -37,16 +37,15 @@ export function contentChecksum(
   for (const [field, map] of sections) {
     if (map === undefined || map === null) continue
     if (!isRecord(map)) {
-      violations.push(
-        violation.invalid(field, map, 'must be a map of string keys to string values'),
-      )
+      // The type, not the value: a hostile value could be megabytes (and would be logged).
+      violations.push(wrongType(field, map, 'object'))
       continue
     }
     for (const key of sortedByUtf8(Object.keys(map))) {
       if (field === 'metadata.annotations' && key === ANNOTATIONS.contentChecksum) continue
       const value = map[key]
       if (typeof value !== 'string') {
-        violations.push(violation.invalid(`${field}[${key}]`, value, 'must be a string'))
+        violations.push(wrongType(`${field}[${key}]`, value, 'string'))
         continue
       }
       hash.update(key, 'utf8').update(value, 'utf8')

@@ -129,14 +129,15 @@ function volumesKey(podSpec: unknown): string | undefined {
   for (const list of CONTAINER_LISTS) {
     const containers = podSpec[list]
     if (!Array.isArray(containers)) {
-      parts.push(containers)
+      parts.push(['list', containers])
       continue
     }
     for (const container of containers as unknown[]) {
+      // Tagged, so a malformed container can never read as a well-formed one.
       parts.push(
         isRecord(container)
-          ? [container.name, container.volumeMounts, container.volumeDevices]
-          : container,
+          ? ['container', container.name, container.volumeMounts, container.volumeDevices]
+          : ['other', container],
       )
     }
     parts.push(list)

@@ -73,7 +73,7 @@ t.test('a denied object makes check exit 1 and names the field', async (t) => {
   t.equal(result.code, 1)
   t.match(
     result.stdout,
-    /DENIED {3}ConfigMap default\/x-runconfig by the mutate webhook:\n {4}data\[port\]: Invalid value: 8080: must be a string/,
+    /DENIED {3}ConfigMap default\/x-runconfig by the mutate webhook:\n {4}data\[port\]: Invalid value: "integer": must be of type string/,
   )
   t.match(result.stdout, /0 admitted \(0 mutated\), 1 denied/)
 })

@@ -126,7 +126,7 @@ t.test(
       `rotation: ${JSON.stringify(summary)}; new certificate served after ${servedAfter} ms`,
     )
     t.ok(servedAfter < 15_000, 'the new certificate is served within 15 s')
-    t.equal(summary.failed, 0, 'zero failed requests')
+    t.equal(summary.failed, 0, `zero failed requests: ${JSON.stringify(summary.failures)}`)
     t.ok(summary.ok > 100, 'the load ran')
   },
 )
@@ -155,7 +155,11 @@ t.test(
     t.equal(status, 503, 'readiness turns false while admission still answers')
     const summary = await load
     t.comment(`SIGTERM: ${JSON.stringify(summary)}`)
-    t.equal(summary.failed, 0, 'no request failed or was reset mid-request')
+    t.equal(
+      summary.failed,
+      0,
+      `no request failed or was reset mid-request: ${JSON.stringify(summary.failures)}`,
+    )
     t.ok(summary.closing > 0, 'clients were told to reconnect elsewhere during the drain')
     t.ok(
       summary.refused > 0,

@@ -21,6 +21,12 @@ export interface LoadSummary {
   readonly failures: Record<string, number>
   /** Responses that carried `Connection: close`. */
   readonly closing: number
+  /**
+   * Requests sent on a reused keep-alive socket that the server had closed as idle before reading
+   * them (ECONNRESET, nothing received), and sent again on a new connection: what Go's HTTP client
+   * (the API server's) does for errServerClosedIdle, and what Node documents for `reusedSocket`.
+   */
+  readonly retriedIdleClose: number
 }
 
 const [
@@ -37,16 +43,24 @@ const body = readFileSync(reviewFile)
 const uid = (JSON.parse(body.toString('utf8')) as { request: { uid: string } }).request.uid
 const deadline = Date.now() + Number(durationText)
 const agent = new https.Agent({ keepAlive: true, maxSockets: Number(concurrencyText), ca })
-const summary = { ok: 0, failed: 0, refused: 0, failures: {} as Record<string, number>, closing: 0 }
+const summary = {
+  ok: 0,
+  failed: 0,
+  refused: 0,
+  failures: {} as Record<string, number>,
+  closing: 0,
+  retriedIdleClose: 0,
+}
 
 function fail(kind: string): void {
   summary.failed++
   summary.failures[kind] = (summary.failures[kind] ?? 0) + 1
 }
 
-function once(): Promise<void> {
+function once(retry = true): Promise<void> {
   return new Promise((resolve) => {
     let sent = false
+    let received = false
     const request = https.request(
       url,
       {
@@ -55,6 +69,7 @@ function once(): Promise<void> {
         headers: { 'content-type': 'application/json', 'content-length': body.length },
       },
       (response) => {
+        received = true
         const chunks: Buffer[] = []
         response.on('data', (chunk: Buffer) => chunks.push(chunk))
         response.once('error', (error) => {
@@ -75,7 +90,11 @@ function once(): Promise<void> {
     })
     request.once('error', (error: NodeJS.ErrnoException) => {
       if (!sent && error.code === 'ECONNREFUSED') summary.refused++
-      else fail(`request ${error.code ?? error.message}`)
+      else if (retry && request.reusedSocket && !received && error.code === 'ECONNRESET') {
+        summary.retriedIdleClose++
+        resolve(once(false))
+        return
+      } else fail(`request ${error.code ?? error.message}`)
       resolve()
     })
     request.end(body)
