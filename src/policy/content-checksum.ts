@@ -79,8 +79,12 @@ export function stampContentChecksum(configMap: KubeObject): MutationResult {
  * from JavaScript's UTF-16 code unit order only when astral characters meet U+E000–U+FFFF.
  */
 export function sortedByUtf8(keys: string[]): string[] {
-  return keys.sort(compareCodePoints)
+  // Without surrogates, UTF-16 code unit order is code point order: the native sort is exact
+  // and much faster than a comparator written in JavaScript.
+  return keys.some((key) => SURROGATE.test(key)) ? keys.sort(compareCodePoints) : keys.sort()
 }
+
+const SURROGATE = /[\uD800-\uDFFF]/
 
 function compareCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length)

@@ -537,15 +537,27 @@ function canonical(value: unknown, ancestors: readonly object[] = []): unknown {
 
 /** Canonical JSON text: keys in UTF-8 byte order, no white space. */
 function stringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stringify).join(',')}]`
-  if (isRecord(value)) {
-    const members = sortedByUtf8(Object.keys(value)).map(
-      (key) => `${JSON.stringify(key)}:${stringify(value[key])}`,
-    )
-    return `{${members.join(',')}}`
+  if (typeof value !== 'object' || value === null) {
+    return value === undefined ? 'null' : JSON.stringify(value)
   }
-  return value === undefined ? 'null' : JSON.stringify(value)
+  // Sorting writes each volume and mount once as a key and once more in the result; the
+  // canonical objects are built fresh and never changed afterwards, so the text is reused.
+  const known = WRITTEN.get(value)
+  if (known !== undefined) return known
+  let text: string
+  if (Array.isArray(value)) text = `[${value.map(stringify).join(',')}]`
+  else {
+    const record = value as JsonObject
+    const members = sortedByUtf8(Object.keys(record)).map(
+      (key) => `${JSON.stringify(key)}:${stringify(record[key])}`,
+    )
+    text = `{${members.join(',')}}`
+  }
+  WRITTEN.set(value, text)
+  return text
 }
+
+const WRITTEN = new WeakMap<object, string>()
 
 /**
  * Sorts by the UTF-8 bytes of the canonical JSON text of each item's key tuple. Tuples end with

@@ -126,10 +126,7 @@ const PATCH_OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test'])
  * Checks one reply against the spec. Returns 'known-bug' when it is the tolerated deep-nesting
  * 500, else nothing; throws a readable reason when the reply is wrong.
  */
-export function checkReply(
-  body: Body,
-  reply: LightMyRequestResponse,
-): 'known-bug' | undefined {
+export function checkReply(body: Body, reply: LightMyRequestResponse): 'known-bug' | undefined {
   const { statusCode } = reply
   const facts = readable(body.payload)
   const describe = () =>
