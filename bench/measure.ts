@@ -1,0 +1,216 @@
+/**
+ * The measurements: every scenario against the product and the floor (saturated, then at fixed
+ * fractions of the floor's rate), and the cost curves against Deployment size and view size.
+ * Product and floor runs alternate within each repeat, so drift on a shared machine hits both.
+ */
+
+import { CONFIG } from './config.ts'
+import type { LoadResult } from './load.ts'
+import { memory } from './proc.ts'
+import type { LoadWorker, ServerProcess } from './processes.ts'
+import { postReview } from './processes.ts'
+import { deploymentReview } from './scenarios.ts'
+import { withToken } from './token.ts'
+import type { Scenario, ScenarioId } from './scenarios.ts'
+
+export type TargetKind = 'product' | 'floor'
+
+export interface Context {
+  readonly worker: LoadWorker
+  /** PEM of the CA both servers' certificate chains to. */
+  readonly ca: string
+  readonly product: ServerProcess
+  readonly floor: ServerProcess
+  readonly scenarios: readonly Scenario[]
+  readonly progress: (message: string) => void
+}
+
+export interface Measurement {
+  readonly scenario: ScenarioId
+  readonly target: TargetKind
+  readonly repeat: number
+  readonly mode: 'saturated' | 'rate'
+  /** Fraction of the floor's median saturated rate (rate mode). */
+  readonly fraction?: number
+  /** Offered requests per second (rate mode). */
+  readonly rate?: number
+  readonly result: LoadResult
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b)
+  if (sorted.length === 0) return Number.NaN
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+function serverOf(context: Context, target: TargetKind): ServerProcess {
+  return target === 'product' ? context.product : context.floor
+}
+
+/** The product's answer to the first and last body of every scenario is right; the floor answers. */
+export async function checkScenarios(context: Context): Promise<void> {
+  for (const scenario of context.scenarios) {
+    const path = `/${scenario.webhook}`
+    for (const template of [scenario.bodies[0]!, scenario.bodies.at(-1)!]) {
+      const body = withToken(template, 0x5eed)
+      const answer = await postReview(context.product.port, context.ca, path, body)
+      const problem =
+        answer.status === 200 ? scenario.check(answer.json as never) : `HTTP ${answer.status}`
+      if (problem !== undefined) throw new Error(`scenario ${scenario.id} (product): ${problem}`)
+      const floor = await postReview(context.floor.port, context.ca, path, body)
+      if (floor.status !== 200) throw new Error(`scenario ${scenario.id} (floor): ${floor.status}`)
+    }
+  }
+}
+
+/** Saturated runs of every scenario on both servers, then the fixed-rate runs. */
+export async function measureScenarios(context: Context): Promise<Measurement[]> {
+  const measurements: Measurement[] = []
+  const order = (repeat: number): TargetKind[] =>
+    repeat % 2 === 0 ? ['floor', 'product'] : ['product', 'floor']
+  for (let repeat = 0; repeat < CONFIG.repeats; repeat++) {
+    for (const scenario of context.scenarios) {
+      for (const target of order(repeat)) {
+        const server = serverOf(context, target)
+        const result = await context.worker.run({
+          port: server.port,
+          ca: context.ca,
+          path: `/${scenario.webhook}`,
+          bodies: scenario.bodies,
+          serverPid: server.pid,
+          ...CONFIG.saturated,
+        })
+        measurements.push({ scenario: scenario.id, target, repeat, mode: 'saturated', result })
+        context.progress(
+          `saturated ${scenario.id} ${target} #${repeat + 1}: ${Math.round(result.throughput)} req/s`,
+        )
+      }
+    }
+  }
+  for (let repeat = 0; repeat < CONFIG.repeats; repeat++) {
+    for (const scenario of context.scenarios) {
+      const floorRate = median(
+        measurements
+          .filter((m) => m.scenario === scenario.id && m.target === 'floor')
+          .map((m) => m.result.throughput),
+      )
+      for (const fraction of CONFIG.rate.fractions) {
+        for (const target of order(repeat)) {
+          const server = serverOf(context, target)
+          const rate = Math.round(floorRate * fraction)
+          const result = await context.worker.run({
+            port: server.port,
+            ca: context.ca,
+            path: `/${scenario.webhook}`,
+            bodies: scenario.bodies,
+            serverPid: server.pid,
+            rate,
+            connections: CONFIG.rate.connections,
+            warmupMs: CONFIG.rate.warmupMs,
+            durationMs: CONFIG.rate.durationMs,
+          })
+          measurements.push({
+            scenario: scenario.id,
+            target,
+            repeat,
+            mode: 'rate',
+            fraction,
+            rate,
+            result,
+          })
+          context.progress(
+            `${fraction * 100} % rate ${scenario.id} ${target} #${repeat + 1}: p99 ${result.latencyMs.p99.toFixed(2)} ms`,
+          )
+        }
+      }
+    }
+  }
+  return measurements
+}
+
+export interface CurvePoint {
+  readonly target: TargetKind
+  /** Review bytes (Deployment curve) or MCPServers in the view (view curve). */
+  readonly x: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly cpuUsPerRequest: number
+  readonly requests: number
+}
+
+function point(target: TargetKind, x: number, result: LoadResult): CurvePoint {
+  return {
+    target,
+    x,
+    p50Ms: result.latencyMs.p50,
+    p99Ms: result.latencyMs.p99,
+    cpuUsPerRequest: result.cpuUsPerRequest,
+    requests: result.requests,
+  }
+}
+
+/** One connection, closed loop: the service time of one request, without queueing. */
+function serial(
+  context: Pick<Context, 'worker' | 'ca'>,
+  server: ServerProcess,
+  bodies: readonly string[],
+) {
+  return context.worker.run({
+    port: server.port,
+    ca: context.ca,
+    path: '/mutate',
+    bodies,
+    serverPid: server.pid,
+    connections: 1,
+    ...CONFIG.curve,
+  })
+}
+
+/** Scenario 1 latency against the review's size, on the product and on the floor. */
+export async function deploymentSizeCurve(context: Context): Promise<CurvePoint[]> {
+  const points: CurvePoint[] = []
+  for (const bytes of CONFIG.deploymentSizes) {
+    const body = JSON.stringify(deploymentReview(bytes))
+    const answer = await postReview(context.product.port, context.ca, '/mutate', withToken(body, 1))
+    const problem = context.scenarios[0]!.check(answer.json as never)
+    if (problem !== undefined) throw new Error(`Deployment of ${bytes} bytes: ${problem}`)
+    for (const target of ['product', 'floor'] as const) {
+      const result = await serial(context, serverOf(context, target), [body])
+      points.push(point(target, body.length, result))
+      context.progress(`size ${body.length} B ${target}: p50 ${result.latencyMs.p50.toFixed(2)} ms`)
+    }
+  }
+  return points
+}
+
+export interface ViewPoint {
+  readonly servers: number
+  readonly objects: number
+  readonly readyMs: number
+  readonly rssAtReadyMiB: number
+  readonly rssAfterMiB: number
+  readonly peakMiB: number
+  readonly latency: CurvePoint
+}
+
+/** Scenario 1 latency and the server's memory with a view of `servers` MCPServers. */
+export async function viewPoint(
+  context: Pick<Context, 'worker' | 'ca' | 'scenarios'>,
+  server: ServerProcess,
+  servers: number,
+  objects: number,
+  rssAtReady: number,
+): Promise<ViewPoint> {
+  const result = await serial(context, server, context.scenarios[0]!.bodies)
+  const after = memory(server.pid)
+  return {
+    servers,
+    objects,
+    readyMs: server.readyMs,
+    rssAtReadyMiB: rssAtReady / 2 ** 20,
+    rssAfterMiB: after.rss / 2 ** 20,
+    peakMiB: after.peak / 2 ** 20,
+    latency: point('product', servers, result),
+  }
+}

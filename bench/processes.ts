@@ -1,0 +1,249 @@
+/**
+ * The benchmark's child processes: the product server as it ships (`dist/main.js serve`), the
+ * floor, and the load-generator worker. Every child stops by itself: the server runs under
+ * `timeout`, the forked ones exit when this process goes away.
+ */
+
+import { fork, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { LoadJob, LoadResult } from './load.ts'
+import { childrenOf } from './proc.ts'
+
+const ROOT = new URL('..', import.meta.url).pathname
+const BENCH = new URL('.', import.meta.url).pathname
+/** No child of the benchmark lives longer than this, whatever happens to the benchmark. */
+const LIFETIME_S = 20 * 60
+
+const running = new Set<ChildProcess>()
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL')
+})
+
+/** A port free on loopback now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => {
+        resolve(typeof address === 'object' && address ? address.port : 0)
+      })
+    })
+  })
+}
+
+export interface ServerProcess {
+  /** The pid of the Node process serving (what CPU and RSS are read from). */
+  readonly pid: number
+  readonly port: number
+  /** The probe port, for the product. */
+  readonly probePort?: number
+  /** Milliseconds from spawn to ready (`/readyz` 200, or `ready` from the floor). */
+  readonly readyMs: number
+  stop(): Promise<void>
+}
+
+export interface ProductOptions {
+  /** `--objects` directory; absent: the embedded default's sample objects. */
+  readonly objects?: string
+  readonly certDir: string
+  /** Extra Node flags, e.g. `--cpu-prof`. */
+  readonly nodeFlags?: readonly string[]
+}
+
+/** Spawns `node dist/main.js serve` and waits until `/readyz` answers 200. */
+export async function startProduct(options: ProductOptions): Promise<ServerProcess> {
+  const [port, probePort] = [await freePort(), await freePort()]
+  const args = [
+    ...(options.objects !== undefined ? ['--objects', options.objects] : []),
+    ...['--cert-dir', options.certDir, '--host', '127.0.0.1', '--port', String(port)],
+    ...['--probe-host', '127.0.0.1', '--probe-port', String(probePort), '--log-level', 'warn'],
+    // Not part of what is measured; it only makes stopping between runs quick.
+    ...['--shutdown-delay', '0s'],
+  ]
+  const started = performance.now()
+  const child = spawn(
+    'timeout',
+    [
+      '-k',
+      '10',
+      String(LIFETIME_S),
+      process.execPath,
+      ...(options.nodeFlags ?? []),
+      join(ROOT, 'dist/main.js'),
+      'serve',
+      ...args,
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: withoutCluster(process.env) },
+  )
+  running.add(child)
+  let output = ''
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString()).slice(-4000)
+  }
+  child.stdout.on('data', keep)
+  child.stderr.on('data', keep)
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  let readyMs: number
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`)
+    if ((await probe(probePort, '/readyz')) === 200) {
+      readyMs = performance.now() - started
+      break
+    }
+    if (performance.now() - started > LIFETIME_S * 500)
+      throw new Error(`server not ready:\n${output}`)
+    await sleep(5)
+  }
+  const pid = childrenOf(child.pid!)[0]
+  if (pid === undefined) throw new Error('cannot find the server process under timeout')
+  return {
+    pid,
+    port,
+    probePort,
+    readyMs,
+    stop: async () => {
+      child.kill('SIGTERM') // timeout passes it on; the server drains and exits
+      const code = await Promise.race([exited, sleep(15_000).then(() => 'timeout' as const)])
+      if (code === 'timeout') {
+        process.kill(pid, 'SIGKILL')
+        child.kill('SIGKILL')
+        await exited
+      }
+      running.delete(child)
+      if (code !== 0 && code !== 'timeout')
+        process.stderr.write(`server exit ${code}:\n${output}\n`)
+    },
+  }
+}
+
+/** No kubeconfig: `serve` uses the in-memory view and development certificates. */
+function withoutCluster(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env }
+  delete copy.KUBECONFIG
+  delete copy.KUBERNETES_SERVICE_HOST
+  return copy
+}
+
+function probe(port: number, path: string): Promise<number> {
+  return new Promise((resolve) => {
+    const request = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (response) => {
+      response.resume()
+      resolve(response.statusCode ?? 0)
+    })
+    request.on('error', () => {
+      resolve(0)
+    })
+    request.end()
+  })
+}
+
+/** Starts the floor (bench/floor.ts) on the product's certificate. */
+export async function startFloor(
+  certDir: string,
+  nodeFlags: readonly string[] = [],
+): Promise<ServerProcess> {
+  const port = await freePort()
+  const started = performance.now()
+  const child = fork(join(BENCH, 'floor.ts'), [String(port), certDir], {
+    stdio: 'inherit',
+    execArgv: [...process.execArgv, ...nodeFlags],
+  })
+  running.add(child)
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => {
+      resolve()
+    })
+    child.once('exit', (code) => {
+      reject(new Error(`floor exited with ${code}`))
+    })
+  })
+  return {
+    pid: child.pid!,
+    port,
+    readyMs: performance.now() - started,
+    stop: () => stopForked(child),
+  }
+}
+
+async function stopForked(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.disconnect()
+  await Promise.race([exited, sleep(5000)])
+  child.kill('SIGKILL')
+  running.delete(child)
+}
+
+/** The load-generator worker: one job at a time. */
+export class LoadWorker {
+  readonly #child: ChildProcess
+
+  private constructor(child: ChildProcess) {
+    this.#child = child
+  }
+
+  static start(): LoadWorker {
+    const child = fork(join(BENCH, 'load.ts'), [], { stdio: 'inherit' })
+    running.add(child)
+    return new LoadWorker(child)
+  }
+
+  run(job: LoadJob): Promise<LoadResult> {
+    return new Promise((resolve, reject) => {
+      this.#child.once(
+        'message',
+        (answer: { ok: true; result: LoadResult } | { ok: false; message: string }) => {
+          if (answer.ok) resolve(answer.result)
+          else reject(new Error(answer.message))
+        },
+      )
+      this.#child.send(job)
+    })
+  }
+
+  stop(): Promise<void> {
+    return stopForked(this.#child)
+  }
+}
+
+/** Sends one review with node:https and returns the parsed answer (for the correctness checks). */
+export function postReview(
+  port: number,
+  ca: string,
+  path: string,
+  body: string,
+): Promise<{ status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        ca,
+        agent: false,
+        headers: { 'content-type': 'application/json' },
+      },
+      (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString()
+          try {
+            resolve({ status: response.statusCode ?? 0, json: JSON.parse(text) })
+          } catch {
+            reject(new Error(`not JSON (${response.statusCode}): ${text.slice(0, 300)}`))
+          }
+        })
+      },
+    )
+    request.on('error', reject)
+    request.end(body)
+  })
+}
