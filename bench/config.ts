@@ -11,6 +11,8 @@ export const CONFIG = {
   servers: 10_000,
   /** Runs of every measurement; the report gives medians. */
   repeats: quick ? 1 : 3,
+  /** Unrecorded saturated load per scenario and server before the first measurement. */
+  primeMs: quick ? 500 : 2500,
   /** Closed loop on this many keep-alive connections. */
   saturated: { connections: 16, warmupMs: quick ? 500 : 700, durationMs: quick ? 1500 : 3000 },
   /** Open loop at these fractions of the floor's saturated rate (same review body). */

@@ -173,6 +173,7 @@ async function main(): Promise<void> {
   build()
   const tmp = await mkdtemp(join(tmpdir(), 'mcp-admission-bench-'))
   const worker = LoadWorker.start()
+  // Every stop() is idempotent: whatever is still running when this ends is stopped here.
   const cleanup: (() => Promise<void>)[] = [() => worker.stop()]
   try {
     const embedded = await startProduct({ certDir: join(tmp, 'certs-embedded') })
@@ -209,7 +210,6 @@ async function main(): Promise<void> {
     const rssAfter = memory(product.pid)
     const sizeCurve = await deploymentSizeCurve(context)
     await product.stop()
-    cleanup.shift()
 
     const s1 = context.scenarios[0]!.bodies
     progress('profiling the product under saturated scenario 1')
@@ -225,6 +225,7 @@ async function main(): Promise<void> {
       const view = await population(tmp, servers)
       try {
         const server = await startProduct({ objects: view.dir, certDir })
+        cleanup.push(() => server.stop())
         progress(`server with ${servers} MCPServers ready in ${Math.round(server.readyMs)} ms`)
         views.push(await viewPoint(context, server, servers, view.objects, memory(server.pid).rss))
         await server.stop()
@@ -236,7 +237,6 @@ async function main(): Promise<void> {
       await rm(view.dir, { recursive: true })
     }
     await floor.stop()
-    cleanup.length = 1
 
     progress('micro-benchmark')
     const micro = await runMicro()
