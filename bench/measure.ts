@@ -172,12 +172,17 @@ function point(target: TargetKind, x: number, result: LoadResult): CurvePoint {
   }
 }
 
-/** One connection, closed loop: the service time of one request, without queueing. */
+/**
+ * One connection, closed loop: the service time of one request, without queueing. Large reviews
+ * take tens of milliseconds each, so their window grows with the size (4 ms per KiB) to keep a
+ * hundred or so samples.
+ */
 function serial(
   context: Pick<Context, 'worker' | 'ca'>,
   server: ServerProcess,
   bodies: readonly string[],
 ) {
+  const kib = bodies[0]!.length / 1024
   return context.worker.run({
     port: server.port,
     ca: context.ca,
@@ -185,7 +190,8 @@ function serial(
     bodies,
     serverPid: server.pid,
     connections: 1,
-    ...CONFIG.curve,
+    warmupMs: CONFIG.curve.warmupMs,
+    durationMs: Math.max(CONFIG.curve.durationMs, Math.round(kib * 4)),
   })
 }
 
