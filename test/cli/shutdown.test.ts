@@ -5,25 +5,14 @@
 
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import tls from 'node:tls'
 import t from 'tap'
+import { freePort } from '../helpers/ports.ts'
 import { review, runConfigMap } from '../helpers/objects.ts'
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
 const SAMPLES = fileURLToPath(new URL('../../samples/objects', import.meta.url))
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => {
-        resolve(port)
-      })
-    })
-  })
-}
 
 t.test('SIGTERM: not ready first, the request in flight completes, exit 0', async (t) => {
   const [port, probePort] = [await freePort(), await freePort()]

@@ -7,12 +7,12 @@
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import tls from 'node:tls'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { freePort } from '../helpers/ports.ts'
 import type { Test } from 'tap'
 import 'reflect-metadata'
 import * as x509 from '@peculiar/x509'
@@ -22,17 +22,6 @@ import { runLoad } from './load.ts'
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
 const SAMPLES = fileURLToPath(new URL('../../samples/objects', import.meta.url))
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => {
-        resolve(port)
-      })
-    })
-  })
-}
 
 /** The real service in its own process, serving the sample objects with certificates in `dir`. */
 async function startService(t: Test, dir: string, shutdownDelay = '1s') {

@@ -6,7 +6,6 @@
 
 import https from 'node:https'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createControlPlanePki } from './pki.ts'
@@ -125,20 +124,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   }
 }
 
-/** A free loopback TCP port (released before use; the window for a clash is tiny here). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port)
-        else reject(new Error('no port'))
-      })
-    })
-  })
-}
+import { freePort } from '../../helpers/ports.ts'
+
+export { freePort }
 
 async function readyz(server: string, pki: ControlPlanePki): Promise<true | undefined> {
   return new Promise((resolve, reject) => {

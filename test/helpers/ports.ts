@@ -1,0 +1,16 @@
+/** A free loopback TCP port (released before use; the window for a clash is tiny here). */
+
+import { createServer } from 'node:net'
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => {
+        resolve(port)
+      })
+    })
+  })
+}
