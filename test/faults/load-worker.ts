@@ -90,7 +90,7 @@ function once(retry = true): Promise<void> {
     })
     request.once('error', (error: NodeJS.ErrnoException) => {
       if (!sent && error.code === 'ECONNREFUSED') summary.refused++
-      else if (retry && request.reusedSocket && !received && error.code === 'ECONNRESET') {
+      else if (retry && !received && error.code === 'ECONNRESET') {
         summary.retriedIdleClose++
         resolve(once(false))
         return
