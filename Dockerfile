@@ -27,6 +27,8 @@ COPY samples ./samples
 ENV NODE_ENV=production
 USER 65532:65532
 EXPOSE 9443 8081
-# The distroless image's entrypoint is node itself; `serve` is the default command.
-ENTRYPOINT ["/nodejs/bin/node", "dist/main.js"]
+# The distroless image's entrypoint is node itself; `serve` is the default command. V8 sizes its
+# young generation from the host's memory (up to 128 MiB on a large node); 16 MiB semi-spaces keep
+# the pod near its request under load at no measured cost in throughput (README, Performance).
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=16", "dist/main.js"]
 CMD ["serve"]

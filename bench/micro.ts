@@ -8,18 +8,18 @@
  * Run as a forked child; it sends its results over IPC.
  */
 
-import { cloneJson } from '../src/admission/clone.ts'
 import { decodeReview } from '../src/admission/decode.ts'
-import { diff } from '../src/admission/patch.ts'
+import { copyForWrites, diffAtWrites } from '../src/admission/regions.ts'
+import type { WritePath } from '../src/admission/regions.ts'
 import { gatherProxyDeploymentFacts } from '../src/admission/proxy-facts.ts'
 import { allowed, patched } from '../src/admission/response.ts'
 import type { AdmissionRequest } from '../src/admission/review.ts'
 import { createAdmission } from '../src/admission/webhook.ts'
 import { MemoryView } from '../src/cluster/memory-view.ts'
-import { mutateRunConfigMap } from '../src/policy/content-checksum.ts'
+import { RUN_CONFIG_MAP_WRITES, mutateRunConfigMap } from '../src/policy/content-checksum.ts'
 import type { KubeObject } from '../src/policy/kube.ts'
 import { podVolumesHash } from '../src/policy/pod-volumes.ts'
-import { mutateProxyDeployment } from '../src/policy/proxy-deployment.ts'
+import { PROXY_DEPLOYMENT_WRITES, mutateProxyDeployment } from '../src/policy/proxy-deployment.ts'
 import { ratchet } from '../src/policy/ratchet.ts'
 import { isRefused } from '../src/policy/result.ts'
 import type { MutationResult } from '../src/policy/result.ts'
@@ -99,29 +99,37 @@ async function policyPhases(
 ): Promise<Phase[]> {
   const objects = requests.map((r) => r.object as KubeObject)
   const at = <T>(list: readonly T[], i: number): T => list[i % list.length]!
-  const clone: Phase = ['clone (cloneJson)', (i) => cloneJson(at(objects, i))]
+  // Admission copies and diffs only where each rule writes (src/admission/regions.ts).
+  const copyFor = (writes: readonly WritePath[]): Phase => [
+    'copy (copyForWrites)',
+    (i) => copyForWrites(at(objects, i), writes),
+  ]
   if (scenario.id === 's1' || scenario.id === 's2') {
+    const writes = PROXY_DEPLOYMENT_WRITES
     const facts = await gatherProxyDeploymentFacts(requests[0]!, view)
-    const results = objects.map((o) => mutateProxyDeployment(cloneJson(o), facts))
-    const patches = objects.map((o, i) => diff(o, mutated(results[i]!)))
+    const copy = (i: number) => copyForWrites(at(objects, i), writes)
+    const results = objects.map((_, i) => mutated(mutateProxyDeployment(copy(i), facts)))
+    const patches = objects.map((o, i) => diffAtWrites(o, results[i]!, writes))
     const podSpecs = objects.map((o) => (o.spec as { template: { spec: unknown } }).template.spec)
     return [
       ['gather', (i) => gatherProxyDeploymentFacts(at(requests, i), view)],
-      clone,
-      ['policy (incl. clone)', (i) => mutateProxyDeployment(cloneJson(at(objects, i)), facts)],
+      copyFor(writes),
+      ['policy (incl. copy)', (i) => mutateProxyDeployment(copy(i), facts)],
       ['  of which podVolumesHash', (i) => podVolumesHash(at(podSpecs, i))],
-      ['diff', (i) => diff(at(objects, i), mutated(at(results, i)))],
-      ['respond', (i) => patched(at(requests, i).uid, at(patches, i), at(results, i).warnings)],
+      ['diff (diffAtWrites)', (i) => diffAtWrites(at(objects, i), at(results, i), writes)],
+      ['respond', (i) => patched(at(requests, i).uid, at(patches, i))],
     ]
   }
   if (scenario.id === 's4') {
-    const results = objects.map((o) => mutateRunConfigMap(cloneJson(o)))
-    const patches = objects.map((o, i) => diff(o, mutated(results[i]!)))
+    const writes = RUN_CONFIG_MAP_WRITES
+    const copy = (i: number) => copyForWrites(at(objects, i), writes)
+    const results = objects.map((_, i) => mutated(mutateRunConfigMap(copy(i))))
+    const patches = objects.map((o, i) => diffAtWrites(o, results[i]!, writes))
     return [
-      clone,
-      ['policy (incl. clone)', (i) => mutateRunConfigMap(cloneJson(at(objects, i)))],
-      ['diff', (i) => diff(at(objects, i), mutated(at(results, i)))],
-      ['respond', (i) => patched(at(requests, i).uid, at(patches, i), at(results, i).warnings)],
+      copyFor(writes),
+      ['policy (incl. copy)', (i) => mutateRunConfigMap(copy(i))],
+      ['diff (diffAtWrites)', (i) => diffAtWrites(at(objects, i), at(results, i), writes)],
+      ['respond', (i) => patched(at(requests, i).uid, at(patches, i))],
     ]
   }
   const input = (i: number) => ({
@@ -185,7 +193,7 @@ export async function runMicro(servers: number, ms: number): Promise<MicroResult
     for (const [name, fn] of await policyPhases(scenario, requests, view)) {
       const ns = await time(fn, ms)
       timed.push([`  ${name}`, ns])
-      if (!name.startsWith('  ') && !name.startsWith('clone')) accounted += ns
+      if (!name.startsWith('  ') && !name.startsWith('copy')) accounted += ns
     }
     timed.push(['  other (routing, promises)', Math.max(0, timed[1]![1] - accounted)])
     timed.push(['encode (JSON.stringify)', await time((i) => JSON.stringify(at(answers, i)), ms)])

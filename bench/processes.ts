@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process'
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { createServer } from 'node:net'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { LoadJob, LoadResult } from './load.ts'
@@ -68,7 +69,15 @@ export interface ProductOptions {
   readonly nodeFlags?: readonly string[]
 }
 
-/** Spawns `node dist/main.js serve` and waits until `/readyz` answers 200. */
+/** The Node flags of `npm start` (and the image's entrypoint): the server runs as it ships. */
+function shippedNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string }
+  }
+  return pkg.scripts.start.split(' ').filter((word) => word.startsWith('--'))
+}
+
+/** Spawns `node <shipped flags> dist/main.js serve` and waits until `/readyz` answers 200. */
 export async function startProduct(options: ProductOptions): Promise<ServerProcess> {
   const [port, probePort] = [await freePort(), await freePort()]
   const args = [
@@ -86,6 +95,7 @@ export async function startProduct(options: ProductOptions): Promise<ServerProce
       '10',
       String(LIFETIME_S),
       process.execPath,
+      ...shippedNodeFlags(),
       ...(options.nodeFlags ?? []),
       join(ROOT, 'dist/main.js'),
       'serve',

@@ -110,7 +110,8 @@ export interface StartupFacts {
   /** Its second start, the certificates in place. */
   readonly embeddedRestartMs: number
   readonly viewReadyMs: number
-  readonly rssAfterMiB: number
+  /** RSS with the view loaded, at ready: the issue's memory target. */
+  readonly rssAtReadyMiB: number
 }
 
 /** The issue's targets, plus the two curve criteria made checkable (see bench/README.md). */
@@ -128,7 +129,9 @@ export function checkTargets(
     if (half)
       checks.push(check(`${s.id} p99 at 50 % of floor rate`, half.product.p99, '<=', 2, 'ms'))
   }
-  checks.push(check('RSS, 10,000-server view, after load', startup.rssAfterMiB, '<=', 120, 'MiB'))
+  // Under saturating load RSS also holds V8's young generation and TLS buffers, which the floor
+  // needs as well: the throughput table shows both, side by side.
+  checks.push(check('RSS, 10,000-server view loaded', startup.rssAtReadyMiB, '<=', 120, 'MiB'))
   checks.push(check('start → ready, embedded default', startup.embeddedReadyMs, '<=', 1000, 'ms'))
   checks.push(
     check('start → ready, embedded, certs exist', startup.embeddedRestartMs, '<=', 1000, 'ms'),
@@ -188,7 +191,17 @@ export function formatReport(input: ReportInput): string {
   out.push(
     'Saturated throughput (closed loop, 16 keep-alive connections); medians; ratio = product ÷ floor, paired per run',
     table(
-      ['scenario', 'bytes', 'req/s', 'floor req/s', 'ratio', 'CPU µs/req', 'floor CPU', 'RSS MiB'],
+      [
+        'scenario',
+        'bytes',
+        'req/s',
+        'floor req/s',
+        'ratio',
+        'CPU µs/req',
+        'floor CPU',
+        'RSS MiB',
+        'floor RSS',
+      ],
       summaries.map((s) => [
         `${s.id.slice(1)} ${s.title}`,
         int(s.bytes),
@@ -198,6 +211,7 @@ export function formatReport(input: ReportInput): string {
         int(s.productCpuUs),
         int(s.floorCpuUs),
         int(s.productRssMiB),
+        int(s.floorRssMiB),
       ]),
     ),
     '',

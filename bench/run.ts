@@ -249,7 +249,7 @@ async function main(): Promise<void> {
         embeddedReadyMs: embedded.readyMs,
         embeddedRestartMs: restarted.readyMs,
         viewReadyMs: product.readyMs,
-        rssAfterMiB: rssAfter.rss / 2 ** 20,
+        rssAtReadyMiB: rssAtReady / 2 ** 20,
       },
       sizeCurve,
       views,

@@ -31,8 +31,8 @@ export const SCENARIO_1_BYTES = 8 * 1024
 
 /**
  * Distinct precomputed objects of scenario 2 (its placeholder cannot sit in hashed content: the
- * stamped fingerprint would no longer match). More than the 1,024 fingerprints the policy keeps,
- * so that memo never answers, as for a stream of new Deployments.
+ * stamped fingerprint would no longer match). Enough that a content-keyed cache in the policy
+ * would not answer from memory, as for a stream of new Deployments.
  */
 export const SCENARIO_2_VARIANTS = 2048
 

@@ -6,7 +6,7 @@ import { createAdmission } from '../admission/webhook.ts'
 import { MemoryView, objectKey } from '../cluster/memory-view.ts'
 import { trimForView } from '../cluster/trim.ts'
 import type { KubeObject } from '../policy/kube.ts'
-import { loadObjects } from '../cluster/load-objects.ts'
+import { readObjects } from '../cluster/load-objects.ts'
 import type { ClusterView } from '../cluster/view.ts'
 import { startServer } from '../http/server.ts'
 import type { RunningServer } from '../http/server.ts'
@@ -18,6 +18,7 @@ import { KubeView } from '../cluster/kube-view.ts'
 import { createMetrics } from '../http/metrics.ts'
 import { startReconciler } from '../reconciler/controller.ts'
 import { DEFAULT_TIMING, LEASE_NAME } from '../reconciler/leader-election.ts'
+import { releaseFreeHeap } from './heap.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 import { createLogger } from './logger.ts'
@@ -111,10 +112,7 @@ async function createView(config: ServeConfig, logger: Logger): Promise<CreatedV
     case 'embedded':
     case 'files':
       // Held as the cluster view holds them: trimmed to what the rules read.
-      return {
-        view: new MemoryView((await loadObjects(config.view.objects)).map(trimmed)),
-        stop: async () => {},
-      }
+      return { view: await trimmedView(config.view.objects), stop: async () => {} }
     case 'cluster': {
       // Loaded only here: the client is not needed for files or the embedded default.
       const { KubeConfig } = await import('@kubernetes/client-node')
@@ -131,6 +129,14 @@ async function createView(config: ServeConfig, logger: Logger): Promise<CreatedV
       return { view, stop: () => view.stop(), cluster: { api, view } }
     }
   }
+}
+
+/** Reads the files object by object, keeping only the trimmed form (a low peak for large views). */
+async function trimmedView(paths: readonly string[]): Promise<MemoryView> {
+  const view = new MemoryView()
+  for await (const object of readObjects(paths)) view.put(trimmed(object))
+  releaseFreeHeap()
+  return view
 }
 
 function trimmed(object: KubeObject): KubeObject {

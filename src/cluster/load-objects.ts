@@ -2,7 +2,8 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { extname, join } from 'node:path'
-import { parseAllDocuments } from 'yaml'
+import { Composer, LineCounter, Parser } from 'yaml'
+import type { Document } from 'yaml'
 import { isRecord } from '../policy/kube.ts'
 import type { KubeObject } from '../policy/kube.ts'
 
@@ -16,15 +17,27 @@ export class ObjectFileError extends Error {
 /** Loads every object from the given files and directories (directories: their object files, sorted). */
 export async function loadObjects(paths: readonly string[]): Promise<KubeObject[]> {
   const objects: KubeObject[] = []
-  for (const path of paths) {
-    for (const file of await objectFiles(path))
-      objects.push(...parseObjects(await read(file), file))
-  }
+  for await (const object of readObjects(paths)) objects.push(object)
   return objects
+}
+
+/**
+ * The objects of the given files and directories, one at a time: a caller that keeps a reduced
+ * form of each (the served view trims them) never holds more than one file's text and one parsed
+ * document at once, rather than every document of every file.
+ */
+export async function* readObjects(paths: readonly string[]): AsyncGenerator<KubeObject> {
+  for (const path of paths) {
+    for (const file of await objectFiles(path)) yield* objectsIn(await read(file), file)
+  }
 }
 
 /** Parses the objects in one YAML or JSON text (JSON is YAML), expanding `List` kinds. */
 export function parseObjects(text: string, source: string): KubeObject[] {
+  return [...objectsIn(text, source)]
+}
+
+function* objectsIn(text: string, source: string): Generator<KubeObject> {
   // A .json file is read with JSON.parse: the same result as the YAML parser, many times faster
   // for large views (a JSON List of thousands of objects).
   if (source.endsWith('.json')) {
@@ -34,18 +47,40 @@ export function parseObjects(text: string, source: string): KubeObject[] {
     } catch (error) {
       throw new ObjectFileError(`${source}, document 1: ${(error as Error).message}`)
     }
-    return expandList(value, `${source}, document 1`)
+    yield* expandList(value, `${source}, document 1`)
+    return
   }
-  const objects: KubeObject[] = []
-  parseAllDocuments(text).forEach((document, index) => {
-    const where = `${source}, document ${index + 1}`
-    const firstError = document.errors[0]
-    if (firstError) throw new ObjectFileError(`${where}: ${firstError.message}`)
-    const value: unknown = document.toJS({ maxAliasCount: 100 })
-    if (value === null || value === undefined) return // empty document
-    objects.push(...expandList(value, where))
-  })
-  return objects
+  const lines = new LineCounter()
+  // The composer hands out each document as soon as it is complete: documents already read are
+  // garbage while the rest of the file is parsed.
+  const documents = new Composer().compose(new Parser(lines.addNewLine).parse(text))
+  let index = 0
+  for (const document of documents) {
+    const where = `${source}, document ${++index}`
+    const value = documentValue(document, where, lines)
+    if (value === null || value === undefined) continue // empty document
+    yield* expandList(value, where)
+  }
+}
+
+function documentValue(document: Document, where: string, lines: LineCounter): unknown {
+  const firstError = document.errors[0]
+  if (firstError) {
+    const { line, col } = lines.linePos(firstError.pos[0])
+    throw new ObjectFileError(`${where}: ${firstError.message} at line ${line}, column ${col}`)
+  }
+  const value: unknown = document.toJS({ maxAliasCount: 100 })
+  if (value === undefined || value === null) return value
+  // The parser's strings are slices of the file's text, and V8 keeps a whole text alive for any
+  // slice of it still held: one kept name would pin megabytes. Written out and read back, every
+  // string gets its own storage (and what JSON cannot hold, such as a cycle, is refused).
+  let text: string
+  try {
+    text = JSON.stringify(value)
+  } catch (error) {
+    throw new ObjectFileError(`${where}: not a JSON document: ${(error as Error).message}`)
+  }
+  return JSON.parse(text)
 }
 
 function expandList(value: unknown, where: string): KubeObject[] {

@@ -81,12 +81,23 @@ export function stampContentChecksum(configMap: KubeObject): MutationResult {
 export function sortedByUtf8(keys: string[]): string[] {
   // Without surrogates, UTF-16 code unit order is code point order: the native sort is exact
   // and much faster than a comparator written in JavaScript.
-  return keys.some((key) => SURROGATE.test(key)) ? keys.sort(compareCodePoints) : keys.sort()
+  return keys.some(hasSurrogate) ? keys.sort(compareCodePoints) : keys.sort()
 }
 
 const SURROGATE = /[\uD800-\uDFFF]/
 
-function compareCodePoints(a: string, b: string): number {
+/** Whether `text` has a UTF-16 surrogate, i.e. a code point above U+FFFF. */
+export function hasSurrogate(text: string): boolean {
+  return SURROGATE.test(text)
+}
+
+/** UTF-16 code unit order: code point order for texts without surrogates (`hasSurrogate`). */
+export function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** Code point order, which is UTF-8 byte order. */
+export function compareCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length)
   for (let i = 0; i < length; i++) {
     const x = a.charCodeAt(i)
@@ -100,6 +111,9 @@ function compareCodePoints(a: string, b: string): number {
   }
   return a.length - b.length
 }
+
+/** The only path `mutateRunConfigMap` writes. */
+export const RUN_CONFIG_MAP_WRITES = [['metadata', 'annotations']] as const
 
 /** DESIGN §4.1 mutation: stamps RunConfig ConfigMaps, leaves every other ConfigMap alone. */
 export function mutateRunConfigMap(configMap: KubeObject): MutationResult {

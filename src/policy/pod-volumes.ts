@@ -70,7 +70,7 @@
 
 import { createHash } from 'node:crypto'
 import { defaultPullPolicy } from './image-reference.ts'
-import { sortedByUtf8 } from './content-checksum.ts'
+import { compareCodePoints, compareCodeUnits, hasSurrogate } from './content-checksum.ts'
 import { isRecord, setOwn } from './kube.ts'
 import type { JsonObject } from './kube.ts'
 import { quantityValueText } from './quantity.ts'
@@ -85,10 +85,10 @@ export function podVolumesCanonical(podSpec: unknown): string {
       const name = canonical(own(container, 'name')) ?? ''
       const tag = list === 'containers' ? 'container' : 'initContainer'
       for (const mount of listOf(container, 'volumeMounts')) {
-        mounts.push(entry(tag, name, 'mount', normalise(canonical(mount), MOUNT_FIELDS)))
+        mounts.push(entry(tag, name, 'mount', normalise(mount, MOUNT_FIELDS, NO_DEFAULTS)))
       }
       for (const device of listOf(container, 'volumeDevices')) {
-        devices.push(entry(tag, name, 'device', normalise(canonical(device), DEVICE_FIELDS)))
+        devices.push(entry(tag, name, 'device', normalise(device, DEVICE_FIELDS, NO_DEFAULTS)))
       }
     }
   }
@@ -97,59 +97,13 @@ export function podVolumesCanonical(podSpec: unknown): string {
     volumeMounts: sortedBy(mounts, (e) =>
       containerSortKey(e, 'mount', ['name', 'mountPath', 'subPath']),
     ),
-    volumes: sortedBy(volumes, (volume) => [field(volume, 'name'), volume]),
+    volumes: sortedBy(volumes, (volume) => [field(volume, 'name')]),
   })
 }
 
 /** DESIGN §4.3: lowercase hex SHA-256 of `podVolumesCanonical(podSpec)`. */
 export function podVolumesHash(podSpec: unknown): string {
-  // Operators re-submit the same Deployments on every reconcile: the same volumes and mounts,
-  // byte for byte, hash the same, so the (costly) canonical form is built once per distinct set.
-  const key = volumesKey(podSpec)
-  const known = key === undefined ? undefined : HASHES.get(key)
-  if (known !== undefined) return known
-  const hash = createHash('sha256').update(podVolumesCanonical(podSpec), 'utf8').digest('hex')
-  if (key !== undefined) remember(key, hash)
-  return hash
-}
-
-/** Recent fingerprints by the exact JSON of what they cover; bounded, oldest dropped first. */
-const HASHES = new Map<string, string>()
-const MAX_REMEMBERED = 1024
-
-function remember(key: string, hash: string): void {
-  if (HASHES.size >= MAX_REMEMBERED) HASHES.delete(HASHES.keys().next().value ?? '')
-  HASHES.set(key, hash)
-}
-
-/** The exact input of the fingerprint as JSON text, or undefined when it cannot be written. */
-function volumesKey(podSpec: unknown): string | undefined {
-  if (!isRecord(podSpec)) return undefined
-  const parts: unknown[] = [podSpec.volumes]
-  for (const list of CONTAINER_LISTS) {
-    const containers = podSpec[list]
-    if (!Array.isArray(containers)) {
-      parts.push(['list', containers])
-      continue
-    }
-    for (const container of containers as unknown[]) {
-      // Tagged, so a malformed container can never read as a well-formed one.
-      parts.push(
-        isRecord(container)
-          ? ['container', container.name, container.volumeMounts, container.volumeDevices]
-          : ['other', container],
-      )
-    }
-    parts.push(list)
-  }
-  try {
-    const key = JSON.stringify(parts)
-    // Huge inputs are not worth keeping in memory.
-    return key.length <= 65_536 ? key : undefined
-  } catch {
-    // Nesting too deep for JSON.stringify: hash without the memo.
-    return undefined
-  }
+  return createHash('sha256').update(podVolumesCanonical(podSpec), 'utf8').digest('hex')
 }
 
 const CONTAINER_LISTS = ['containers', 'initContainers'] as const
@@ -402,43 +356,108 @@ const MOUNT_FIELDS: Fields = {
 }
 const DEVICE_FIELDS: Fields = { name: 'text', devicePath: 'text' }
 
+/**
+ * The normalised canonical form of one volume. Like `normalise`, it reads the volume as sent and
+ * makes each value canonical as it goes, rather than copying the volume twice.
+ */
 function canonicalVolume(raw: unknown): unknown {
-  const volume = canonical(raw) ?? null
-  if (!isRecord(volume)) return volume
+  if (!isRecord(raw)) return canonical(raw) ?? null
+  const ancestors: object[] = [raw]
   const result: JsonObject = {}
   let sources = 0
-  for (const key of Object.keys(volume)) {
-    const value = volume[key]
+  for (const key of Object.keys(raw)) {
+    const value = raw[key]
     if (key === 'name') {
-      put(result, key, value === '' ? undefined : value)
+      const name = canonical(value, ancestors)
+      put(result, key, name === '' ? undefined : name)
       continue
     }
-    sources++
     const fields = SOURCES.get(key)
-    put(result, key, fields && isRecord(value) ? normalise(value, fields) : value)
+    const source = fields
+      ? normalise(value, fields, NO_DEFAULTS, ancestors)
+      : canonical(value, ancestors)
+    if (source !== undefined) sources++
+    put(result, key, source)
   }
   // SetDefaults_Volume: a volume without a source is an emptyDir.
   if (sources === 0) setOwn(result, 'emptyDir', {})
   return result
 }
 
-/** Applies `fields` to a canonical object; anything that is not an object is left as it is. */
-function normalise(value: unknown, fields: Fields, defaults = NO_DEFAULTS): unknown {
-  if (!isRecord(value)) return value
+/**
+ * `canonical(value)` with `fields` applied when it is an object: each field's rule sees the
+ * field's canonical value (structural rules descend into it). `ancestors` as for `canonical`.
+ */
+function normalise(
+  value: unknown,
+  fields: Fields,
+  defaults: FileDefaults,
+  ancestors: object[] = [],
+): unknown {
+  if (!isRecord(value) || ancestors.includes(value) || ancestors.length >= MAX_DEPTH)
+    return canonical(value, ancestors)
+  ancestors.push(value)
   // Volumes with a defaultMode pass it (and defaultUser) down to their files.
   const inherited =
     fields.defaultMode === 'defaultMode'
-      ? { mode: own(value, 'defaultMode') ?? DEFAULT_MODE, user: own(value, 'defaultUser') }
+      ? {
+          mode: canonical(own(value, 'defaultMode'), ancestors) ?? DEFAULT_MODE,
+          user: canonical(own(value, 'defaultUser'), ancestors),
+        }
       : defaults
   const result: JsonObject = {}
   for (const key of Object.keys(value)) {
     const rule = Object.hasOwn(fields, key) ? fields[key] : undefined
-    const fieldValue = value[key]
-    put(result, key, rule === undefined ? fieldValue : apply(rule, fieldValue, value, inherited))
+    const field = value[key]
+    put(
+      result,
+      key,
+      rule === undefined
+        ? canonical(field, ancestors)
+        : applyRule(rule, field, value, inherited, ancestors),
+    )
   }
+  ancestors.pop()
   return result
 }
 
+/** Applies `rule` to the field `value` of `owner` (both as sent); undefined when unset. */
+function applyRule(
+  rule: Rule,
+  value: unknown,
+  owner: JsonObject,
+  defaults: FileDefaults,
+  ancestors: object[],
+): unknown {
+  if (typeof rule === 'object' && 'object' in rule) {
+    const result = normalise(value, rule.object, defaults, ancestors)
+    return rule.emptyIsUnset === true && isRecord(result) && Object.keys(result).length === 0
+      ? undefined
+      : result
+  }
+  if (typeof rule === 'object' && ('list' in rule || 'items' in rule)) {
+    if (
+      !Array.isArray(value) ||
+      value.length === 0 ||
+      ancestors.includes(value) ||
+      ancestors.length >= MAX_DEPTH
+    )
+      return canonical(value, ancestors)
+    ancestors.push(value)
+    const fields = 'list' in rule ? rule.list : rule.items
+    const items = Array.from(
+      value as unknown[],
+      (item) => normalise(item, fields, defaults, ancestors) ?? null,
+    )
+    ancestors.pop()
+    if ('list' in rule) return items
+    return sortedBy(items, (item) => rule.sortBy.map((key) => field(item, key)))
+  }
+  const canonicalValue = canonical(value, ancestors)
+  return canonicalValue === undefined ? undefined : apply(rule, canonicalValue, owner, defaults)
+}
+
+/** Applies a rule that does not descend to a canonical field value. */
 function apply(rule: Rule, value: unknown, owner: JsonObject, defaults: FileDefaults): unknown {
   if (typeof rule === 'function') return rule(value, owner)
   switch (rule) {
@@ -451,7 +470,7 @@ function apply(rule: Rule, value: unknown, owner: JsonObject, defaults: FileDefa
     case 'map':
       return isRecord(value) && Object.keys(value).length === 0 ? undefined : value
     case 'set':
-      return Array.isArray(value) ? sortedBy(value, (item) => [item]) : value
+      return Array.isArray(value) ? sortedBy(value, () => []) : value
     case 'quantity':
       return quantityValueText(value) ?? value
     case 'fileMode':
@@ -462,16 +481,7 @@ function apply(rule: Rule, value: unknown, owner: JsonObject, defaults: FileDefa
       return value === DEFAULT_MODE ? undefined : value
   }
   if ('default' in rule) return value === '' || value === rule.default ? undefined : value
-  if ('object' in rule) {
-    const result = normalise(value, rule.object, defaults)
-    return rule.emptyIsUnset === true && isRecord(result) && Object.keys(result).length === 0
-      ? undefined
-      : result
-  }
-  if (!Array.isArray(value)) return value
-  if ('list' in rule) return value.map((item) => normalise(item, rule.list, defaults))
-  const items = value.map((item) => normalise(item, rule.items, defaults))
-  return sortedBy(items, (item) => [...rule.sortBy.map((key) => field(item, key)), item])
+  return value
 }
 
 /** Downward API divisor: the API server writes an unset divisor as "0". */
@@ -506,7 +516,7 @@ function entry(tag: string, container: unknown, kind: string, value: unknown): J
 function containerSortKey(entry: JsonObject, kind: string, keys: readonly string[]): unknown[] {
   const tag = Object.hasOwn(entry, 'container') ? 'container' : 'initContainer'
   const item = own(entry, kind)
-  return [own(entry, tag), tag, ...keys.map((key) => field(item, key)), entry]
+  return [own(entry, tag), tag, ...keys.map((key) => field(item, key))]
 }
 
 // --- canonical JSON -------------------------------------------------------------------------
@@ -517,61 +527,100 @@ const TOO_DEEP = '\u0000nested too deep'
 /**
  * A copy of `value` as canonical JSON data: `null`, empty arrays, `undefined` and values JSON
  * cannot hold are dropped (undefined is returned for them), array holes become `null`, `-0` is 0.
- * Keys are copied as own properties, so `__proto__` is an ordinary key.
+ * Keys are copied as own properties, so `__proto__` is an ordinary key. `ancestors` is the path
+ * from the root, shared and restored on the way out (cycles are cut, depth is capped).
  */
-function canonical(value: unknown, ancestors: readonly object[] = []): unknown {
+function canonical(value: unknown, ancestors: object[] = []): unknown {
   if (typeof value === 'string' || typeof value === 'boolean') return value
   if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : undefined
   if (typeof value !== 'object' || value === null) return undefined
   if (ancestors.includes(value)) return undefined
   if (ancestors.length >= MAX_DEPTH) return TOO_DEEP
-  const path = [...ancestors, value]
+  ancestors.push(value)
+  let result: unknown
   if (Array.isArray(value)) {
-    const items = Array.from(value as unknown[], (item) => canonical(item, path) ?? null)
-    return items.length === 0 ? undefined : items
+    const items = Array.from(value as unknown[], (item) => canonical(item, ancestors) ?? null)
+    result = items.length === 0 ? undefined : items
+  } else {
+    const record: JsonObject = {}
+    for (const key of Object.keys(value)) put(record, key, canonical(own(value, key), ancestors))
+    result = record
   }
-  const result: JsonObject = {}
-  for (const key of Object.keys(value)) put(result, key, canonical(own(value, key), path))
+  ancestors.pop()
   return result
 }
 
-/** Canonical JSON text: keys in UTF-8 byte order, no white space. */
+/**
+ * A list already sorted and written as canonical JSON text (see `sortedBy`). Nothing reads into a
+ * sorted list after sorting, so it is kept as text and written out as it is.
+ */
+class WrittenList {
+  readonly text: string
+  constructor(text: string) {
+    this.text = text
+  }
+}
+
+/** Canonical JSON text of canonical data: keys in UTF-8 byte order, no white space. */
 function stringify(value: unknown): string {
-  if (typeof value !== 'object' || value === null) {
-    return value === undefined ? 'null' : JSON.stringify(value)
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  if (typeof value !== 'object' || value === null) return 'null'
+  if (value instanceof WrittenList) return value.text
+  if (Array.isArray(value)) {
+    let text = '['
+    for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + stringify(value[i])
+    return `${text}]`
   }
-  // Sorting writes each volume and mount once as a key and once more in the result; the
-  // canonical objects are built fresh and never changed afterwards, so the text is reused.
-  const known = WRITTEN.get(value)
+  const record = value as JsonObject
+  const keys = Object.keys(record)
+  if (keys.length > 1) keys.sort(keys.every(isPlainKey) ? undefined : compareCodePoints)
+  let text = '{'
+  for (const key of keys) {
+    text += `${text.length === 1 ? '' : ','}${keyText(key)}:${stringify(record[key])}`
+  }
+  return `${text}}`
+}
+
+/**
+ * The JSON text of keys seen before that have no surrogate (so the native sort orders them by
+ * code point). Pod specs use a small vocabulary of keys; the cap keeps user-chosen map keys
+ * (labels, attributes) from growing it without bound.
+ */
+const PLAIN_KEYS = new Map<string, string>()
+const MAX_PLAIN_KEYS = 4096
+
+function isPlainKey(key: string): boolean {
+  return PLAIN_KEYS.has(key) || !hasSurrogate(key)
+}
+
+function keyText(key: string): string {
+  const known = PLAIN_KEYS.get(key)
   if (known !== undefined) return known
-  let text: string
-  if (Array.isArray(value)) text = `[${value.map(stringify).join(',')}]`
-  else {
-    const record = value as JsonObject
-    const members = sortedByUtf8(Object.keys(record)).map(
-      (key) => `${JSON.stringify(key)}:${stringify(record[key])}`,
-    )
-    text = `{${members.join(',')}}`
+  const text = JSON.stringify(key)
+  if (!hasSurrogate(key)) {
+    if (PLAIN_KEYS.size >= MAX_PLAIN_KEYS) PLAIN_KEYS.clear()
+    PLAIN_KEYS.set(key, text)
   }
-  WRITTEN.set(value, text)
   return text
 }
 
-const WRITTEN = new WeakMap<object, string>()
-
 /**
- * Sorts by the UTF-8 bytes of the canonical JSON text of each item's key tuple. Tuples end with
- * the item itself, so distinct items never tie and the input order cannot show through.
+ * Sorts by the UTF-8 bytes of the canonical JSON text of each item's key tuple, `[...keyOf(item),
+ * item]`. The tuple ends with the item itself, so two items tie only when their texts are equal
+ * and the input order cannot show through. Each item is written once, for its key and the result.
  */
-function sortedBy<T>(items: readonly T[], keyOf: (item: T) => unknown[]): T[] {
-  const buckets = new Map<string, T[]>()
+function sortedBy<T>(items: readonly T[], keyOf: (item: T) => unknown[]): WrittenList {
+  const entries: (readonly [key: string, text: string])[] = []
   for (const item of items) {
-    const key = stringify(keyOf(item))
-    const bucket = buckets.get(key)
-    if (bucket) bucket.push(item)
-    else buckets.set(key, [item])
+    const text = stringify(item)
+    let key = '['
+    for (const part of keyOf(item)) key += `${stringify(part)},`
+    entries.push([`${key}${text}]`, text])
   }
-  return sortedByUtf8([...buckets.keys()]).flatMap((key) => buckets.get(key) ?? [])
+  const order = entries.some(([key]) => hasSurrogate(key)) ? compareCodePoints : compareCodeUnits
+  entries.sort((a, b) => order(a[0], b[0]))
+  return new WrittenList(`[${entries.map(([, text]) => text).join(',')}]`)
 }
 
 function listOf(parent: unknown, key: string): unknown[] {

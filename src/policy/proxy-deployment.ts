@@ -35,6 +35,16 @@ const OPERATOR_LABELS = [
   'toolhive-name',
 ]
 
+/** Every path `mutateProxyDeployment` may write (`*`: each container); nothing else changes. */
+export const PROXY_DEPLOYMENT_WRITES = [
+  ['metadata', 'annotations'],
+  ['spec', 'replicas'],
+  ['spec', 'template', 'metadata', 'annotations'],
+  ['spec', 'template', 'metadata', 'labels'],
+  ['spec', 'template', 'spec', 'terminationGracePeriodSeconds'],
+  ['spec', 'template', 'spec', 'containers', '*', 'env'],
+] as const
+
 /** Applies every proxy Deployment invariant to `deployment` (a private copy it may change). */
 export function mutateProxyDeployment(
   deployment: KubeObject,

@@ -6,6 +6,7 @@
 
 import fc from 'fast-check'
 import t from 'tap'
+import { cloneJson } from '../../src/admission/clone.ts'
 import { applyPatch } from '../../src/admission/patch.ts'
 import { createAdmission } from '../../src/admission/webhook.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
@@ -14,6 +15,8 @@ import { GENERATION_ENV, generationEnvEntry } from '../../src/policy/generation-
 import { jsonEqual } from '../../src/policy/kube.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
+import { mutateProxyDeployment } from '../../src/policy/proxy-deployment.ts'
+import { isRefused } from '../../src/policy/result.ts'
 import { patchOf, review } from '../helpers/objects.ts'
 import { proxyDeployment, runConfigFor, workload } from '../helpers/proxy.ts'
 
@@ -102,6 +105,22 @@ const nonGenerationEnv = (object: KubeObject) =>
   ((podTemplate(object).spec.containers[0].env ?? []) as { name: string }[]).filter(
     (e) => e.name !== GENERATION_ENV,
   )
+
+t.test('the patch gives exactly what the rule makes of a full copy', async (t) => {
+  // Admission copies and diffs only the rule's declared write paths (regions.ts); a write
+  // anywhere else would be missing from the patch, and this would see it.
+  await fc.assert(
+    fc.asyncProperty(scenario, async (s) => {
+      const { admission, deployment, owner, map } = build(s)
+      const admitted = await admit(admission, deployment)
+      const facts = { owner, runConfigMap: map, stored: undefined }
+      const full = mutateProxyDeployment(cloneJson(deployment), facts)
+      return !isRefused(full) && jsonEqual(admitted, full.object)
+    }),
+    { seed: SEED, numRuns: RUNS },
+  )
+  t.pass()
+})
 
 t.test('admitting the output again yields no patch', async (t) => {
   await fc.assert(

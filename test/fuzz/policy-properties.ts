@@ -9,17 +9,24 @@
 import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { trimForView } from '../../src/cluster/trim.ts'
+import { applyPatch } from '../../src/admission/patch.ts'
+import { copyForWrites, diffAtWrites } from '../../src/admission/regions.ts'
+import type { WritePath } from '../../src/admission/regions.ts'
 import {
   contentChecksum,
   isRunConfigMap,
   mutateRunConfigMap,
+  RUN_CONFIG_MAP_WRITES,
 } from '../../src/policy/content-checksum.ts'
 import type { FieldViolation } from '../../src/policy/field-errors.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { parseFieldPath } from '../../src/policy/object-path.ts'
 import { podVolumesCanonical, podVolumesHash } from '../../src/policy/pod-volumes.ts'
-import { mutateProxyDeployment } from '../../src/policy/proxy-deployment.ts'
+import {
+  PROXY_DEPLOYMENT_WRITES,
+  mutateProxyDeployment,
+} from '../../src/policy/proxy-deployment.ts'
 import type { ProxyDeploymentFacts } from '../../src/policy/proxy-deployment.ts'
 import { ratchet } from '../../src/policy/ratchet.ts'
 import { isRefused } from '../../src/policy/result.ts'
@@ -30,7 +37,7 @@ import {
   mergeConditions,
   statusNeedsWrite,
 } from '../../src/policy/status-conditions.ts'
-import { capStdioScale } from '../../src/policy/stdio-scale.ts'
+import { STDIO_SCALE_WRITES, capStdioScale } from '../../src/policy/stdio-scale.ts'
 import type { ScaleFacts } from '../../src/policy/stdio-scale.ts'
 import { validateWebhookConfig } from '../../src/policy/webhook-config.ts'
 import { validateWorkload } from '../../src/policy/workload-validation.ts'
@@ -86,6 +93,34 @@ function idempotent(
     sameJson(second.object, output),
     () =>
       `${what} is not idempotent:\n first: ${preview(output)}\n again: ${preview(second.object)}`,
+  )
+}
+
+/**
+ * A mutator declaring its write paths is run as admission runs it (only those paths copied, the
+ * rest shared with the request) and as a full copy. The request must come out untouched (a write
+ * elsewhere would land in it, and be missing from the patch) and the patch must give the same
+ * object as the full copy.
+ */
+function writesOnlyWhereDeclared(
+  input: KubeObject,
+  mutate: (object: KubeObject) => MutationResult,
+  writes: readonly WritePath[],
+  what: string,
+): void {
+  const request = clone(input)
+  const full = mutate(clone(input))
+  const copy = copyForWrites(request, writes)
+  const partial = mutate(copy)
+  check(sameJson(request, input), () => `${what} wrote outside its declared paths`)
+  check(isRefused(full) === isRefused(partial), () => `${what}: refusal depends on the copy`)
+  if (isRefused(full) || isRefused(partial)) return
+  check(partial.object === copy, () => `${what} returned another object than it was given`)
+  const patched = applyPatch(request, diffAtWrites(request, copy, writes))
+  check(
+    sameJson(patched, full.object),
+    () =>
+      `${what}: the patch at its write paths differs from the full diff:\n full: ${preview(full.object)}\n patch: ${preview(patched)}`,
   )
 }
 
@@ -178,6 +213,12 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
     property: () =>
       fc.property(nearOrAny(configMap), (object) => {
         idempotent(object, mutateRunConfigMap, 'mutateRunConfigMap')
+        writesOnlyWhereDeclared(
+          object,
+          mutateRunConfigMap,
+          RUN_CONFIG_MAP_WRITES,
+          'mutateRunConfigMap',
+        )
         const result = mutateRunConfigMap(clone(object))
         if (isRefused(result) || !isRunConfigMap(object)) return
         const annotations = result.object.metadata?.annotations as Record<string, unknown>
@@ -195,6 +236,12 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
       fc.property(nearOrAny(deployment), proxyFacts, (object, facts) => {
         const before = clone(facts)
         idempotent(object, (o) => mutateProxyDeployment(o, facts), 'mutateProxyDeployment')
+        writesOnlyWhereDeclared(
+          object,
+          (o) => mutateProxyDeployment(o, facts),
+          PROXY_DEPLOYMENT_WRITES,
+          'mutateProxyDeployment',
+        )
         check(sameJson(facts, before), () => 'mutateProxyDeployment changed its facts')
       }),
   },
@@ -204,6 +251,12 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
     property: () =>
       fc.property(nearOrAny(scale), scaleFacts, (object, facts) => {
         idempotent(object, (o) => capStdioScale(o, facts), 'capStdioScale')
+        writesOnlyWhereDeclared(
+          object,
+          (o) => capStdioScale(o, facts),
+          STDIO_SCALE_WRITES,
+          'capStdioScale',
+        )
       }),
   },
   {

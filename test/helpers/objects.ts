@@ -36,6 +36,10 @@ export function runConfigMap(
   }
 }
 
+/**
+ * An AdmissionReview of `object`, as it arrives: through JSON, so admission never holds the
+ * caller's objects (a rule writing into the request would otherwise show in the caller's copy).
+ */
 export function review(
   object: KubeObject,
   options: {
@@ -50,7 +54,8 @@ export function review(
       uid: options.uid ?? 'test-uid-1',
     }),
   )
-  return options.apiVersion ? { ...built, apiVersion: options.apiVersion } : built
+  const versioned = options.apiVersion ? { ...built, apiVersion: options.apiVersion } : built
+  return JSON.parse(JSON.stringify(versioned)) as AdmissionReviewRequest
 }
 
 /** The JSON Patch in a response, decoded (empty when there is none). */
