@@ -15,8 +15,12 @@ import { isRecord, jsonEqual, setOwn } from '../policy/kube.ts'
 import type { JsonObject } from '../policy/kube.ts'
 import { cloneJson } from './clone.ts'
 
-/** Keys from the root; `*` stands for every item of an array. */
-export type WritePath = readonly string[]
+/**
+ * Steps from the root: a key; `*` for every item of an array; or an item selector such as
+ * `{ name: 'toolhive' }` for the items of an array whose fields have those (string) values.
+ */
+export type WriteStep = string | Readonly<Record<string, string>>
+export type WritePath = readonly WriteStep[]
 
 type Container = JsonObject | unknown[]
 
@@ -40,7 +44,7 @@ function copyAlong(
 ): void {
   const step = path[depth]
   if (step === undefined) return
-  const keys = step === '*' ? (Array.isArray(source) ? source.keys() : []) : [step]
+  const keys = typeof step === 'string' && step !== '*' ? [step] : itemsAt(source, step)
   for (const key of keys) {
     const value = read(source, key)
     if (!isContainer(value)) continue
@@ -73,14 +77,16 @@ function diffAlong(
   written: Set<string>,
 ): void {
   const step = path[depth]
-  if (step !== undefined && step !== '*' && isRecord(before) && isRecord(after)) {
+  if (typeof step === 'string' && step !== '*' && isRecord(before) && isRecord(after)) {
     const next = `${pointer}/${escape(step)}`
     diffAlong(read(before, step), read(after, step), path, depth + 1, next, patch, written)
     return
   }
-  if (step === '*' && Array.isArray(before) && Array.isArray(after)) {
+  const selectsItems = step === '*' || typeof step === 'object'
+  if (selectsItems && Array.isArray(before) && Array.isArray(after)) {
     if (before.length === after.length) {
-      for (let i = 0; i < before.length; i++)
+      // Items the step does not select were shared, never copied: they cannot differ.
+      for (const i of itemsAt(before, step))
         diffAlong(before[i], after[i], path, depth + 1, `${pointer}/${i}`, patch, written)
       return
     }
@@ -101,6 +107,24 @@ function replaceWhole(before: unknown, after: unknown, pointer: string): Operati
       .compare(before, after)
       .map((operation) => ({ ...operation, path: `${pointer}${operation.path}` }))
   return jsonEqual(before, after) ? [] : [{ op: 'replace', path: pointer, value: after }]
+}
+
+/** The indexes of the array items `step` selects (`*` or a selector); none when not an array. */
+function itemsAt(container: unknown, step: WriteStep): number[] {
+  if (!Array.isArray(container)) return []
+  const indexes: number[] = []
+  for (let i = 0; i < container.length; i++) {
+    if (step === '*' || (typeof step === 'object' && selects(step, container[i]))) indexes.push(i)
+  }
+  return indexes
+}
+
+function selects(selector: Readonly<Record<string, string>>, item: unknown): boolean {
+  if (!isRecord(item)) return false
+  for (const key of Object.keys(selector)) {
+    if (!Object.hasOwn(item, key) || item[key] !== selector[key]) return false
+  }
+  return true
 }
 
 function read(container: unknown, key: string | number): unknown {

@@ -58,6 +58,8 @@ export function validateWebhookConfig(input: ValidationInput): ValidationResult 
  * `ß` becomes `_` (not `SS`) and the result has one character per character of the name.
  */
 export function sanitizeWebhookName(name: string): string {
+  // The usual name (ASCII letters, digits, `-`, `_`): the same result without per-character work.
+  if (PLAIN_NAME.test(name)) return name.toUpperCase().replaceAll('-', '_')
   let out = ''
   for (const char of name) {
     const upper = char.toUpperCase()
@@ -66,6 +68,8 @@ export function sanitizeWebhookName(name: string): string {
   }
   return out
 }
+
+const PLAIN_NAME = /^[A-Za-z0-9_-]*$/
 
 /**
  * Webhook names are unique across both lists, not per list: the sanitised name alone becomes part
