@@ -4,7 +4,7 @@
  */
 
 import Fastify, { LogController } from 'fastify'
-import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import type { FastifyInstance, FastifyServerOptions, onRequestHookHandler } from 'fastify'
 import type { ServerOptions as HttpsOptions } from 'node:https'
 import type { Logger } from 'pino'
 import type { Admission, ReviewOutcome } from '../admission/webhook.ts'
@@ -35,6 +35,9 @@ export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance
     loggerInstance: logger,
     // One line per review is logged by the route itself; Fastify's own per-request lines are noise.
     logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request: the review's own line carries its uid, and a child per request
+    // costs more than anything else Fastify does for it. Fastify's rare lines go to the root.
+    childLoggerFactory: (root) => root,
     bodyLimit: BODY_LIMIT_BYTES,
     // Requests that arrive during a drain are still answered (on a closing connection): a 503
     // would count as a webhook failure at the API server.
@@ -45,7 +48,6 @@ export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance
   }) as unknown as FastifyInstance
 
   acceptJsonOnly(app)
-  instrument(app, metrics)
 
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
     const status =
@@ -59,7 +61,8 @@ export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance
   )
 
   for (const webhook of WEBHOOKS) {
-    app.post(`/${webhook}`, async (request, reply) => {
+    const path = `/${webhook}`
+    app.post(path, { onRequest: instrument(metrics, path) }, async (request, reply) => {
       if (request.body === undefined) {
         return reply.code(400).send({ code: 400, message: EMPTY_BODY_MESSAGE })
       }
@@ -72,24 +75,22 @@ export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance
   return app
 }
 
-/** controller-runtime's webhook metrics, labelled by path; counted on close so aborts count too. */
-function instrument(app: FastifyInstance, metrics: Metrics): void {
-  const paths = new Set(WEBHOOKS.map((w) => `/${w}`))
-  app.addHook('onRequest', (request, reply, done) => {
-    const path = request.routeOptions.url
-    if (path === undefined || !paths.has(path)) {
-      done()
-      return
-    }
+/**
+ * controller-runtime's webhook metrics for the route at `path`, counted on close so aborts count
+ * too. A hook of the route itself: no per-request lookup of which route this is.
+ */
+function instrument(metrics: Metrics, path: string): onRequestHookHandler {
+  const labels = { webhook: path }
+  return (_request, reply, done) => {
     const started = process.hrtime.bigint()
-    metrics.inFlight.inc({ webhook: path })
+    metrics.inFlight.inc(labels)
     reply.raw.once('close', () => {
-      metrics.inFlight.dec({ webhook: path })
-      metrics.latency.observe({ webhook: path }, Number(process.hrtime.bigint() - started) / 1e9)
+      metrics.inFlight.dec(labels)
+      metrics.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9)
       metrics.requests.inc({ webhook: path, code: String(reply.raw.statusCode) })
     })
     done()
-  })
+  }
 }
 
 function logOutcome(logger: Logger, webhook: WebhookName, outcome: ReviewOutcome): void {
