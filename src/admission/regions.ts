@@ -156,5 +156,6 @@ function shallowCopy(value: Container, copies: Map<object, Container>): Containe
 
 /** RFC 6901: `~` and `/` in a key are written `~0` and `~1`. */
 function escape(key: string): string {
+  if (!key.includes('~') && !key.includes('/')) return key
   return key.replaceAll('~', '~0').replaceAll('/', '~1')
 }
