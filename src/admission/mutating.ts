@@ -1,4 +1,4 @@
-/** Adapts a pure mutating policy to a Handler: clone, mutate, diff, answer with a JSON Patch. */
+/** Adapts a pure mutating policy to a Handler: copy, mutate, diff, answer with a JSON Patch. */
 
 import type { ClusterView } from '../cluster/view.ts'
 import type { KubeObject } from '../policy/kube.ts'
@@ -16,7 +16,10 @@ import type { AdmissionRequest } from './review.ts'
 export interface Mutator<Facts> {
   /** Reads what the rule needs from the cluster view (the only I/O on the mutating path). */
   readonly gather: (request: AdmissionRequest, view: ClusterView) => Promise<Facts>
-  /** The pure rule. It receives a private clone and may change it in place. */
+  /**
+   * The pure rule. It receives a private copy (of the paths in `writes`, when given; the rest is
+   * shared with the request and must only be read) and may change it in place.
+   */
   readonly mutate: (object: KubeObject, facts: Facts) => MutationResult
   /**
    * Where `mutate` writes (no path a prefix of another): only those parts are copied and diffed.

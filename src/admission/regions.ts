@@ -1,6 +1,6 @@
 /**
- * Copy and diff only where a rule writes. A rule that declares its write paths (e.g.
- * `spec.template.spec.containers[*].env`) gets a copy in which the objects along those paths are
+ * Copy and diff only where a rule writes. A rule that declares its write paths (e.g. the `env` of
+ * the container named `toolhive`) gets a copy in which the objects along those paths are
  * fresh and the values at their ends are deep copies, while everything else (most of a pod
  * template: images, probes, volumes) is shared with the request. The JSON Patch is then the
  * fast-json-patch diff of each path's end alone, not a walk of the whole object twice.

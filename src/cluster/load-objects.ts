@@ -73,7 +73,8 @@ function documentValue(document: Document, where: string, lines: LineCounter): u
   if (value === undefined || value === null) return value
   // The parser's strings are slices of the file's text, and V8 keeps a whole text alive for any
   // slice of it still held: one kept name would pin megabytes. Written out and read back, every
-  // string gets its own storage (and what JSON cannot hold, such as a cycle, is refused).
+  // string gets its own storage. What JSON cannot hold is dealt with as the API server would
+  // never see it: a cycle (an alias inside itself) is refused, `.nan` and `.inf` become null.
   let text: string
   try {
     text = JSON.stringify(value)

@@ -35,8 +35,8 @@ export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance
     loggerInstance: logger,
     // One line per review is logged by the route itself; Fastify's own per-request lines are noise.
     logController: new LogController({ disableRequestLogging: true }),
-    // No child logger per request: the review's own line carries its uid, and a child per request
-    // costs more than anything else Fastify does for it. Fastify's rare lines go to the root.
+    // No child logger per request: nothing logs through it (the review's own line carries its
+    // uid), so it would be an allocation per review for nothing. Fastify's rare lines use the root.
     childLoggerFactory: (root) => root,
     bodyLimit: BODY_LIMIT_BYTES,
     // Requests that arrive during a drain are still answered (on a closing connection): a 503
