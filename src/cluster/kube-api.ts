@@ -155,11 +155,15 @@ export class KubeApi {
       })
       request.once('response', (response) => {
         // From here the timeout guards an idle response (a watch with no events or bookmarks).
-        response.socket.setTimeout(timeoutMs, () =>
+        const { socket } = response
+        const onIdle = () =>
           response.destroy(
             new KubeApiError(`${options.method ?? 'GET'} ${path}: idle for ${timeoutMs} ms`, 0),
-          ),
-        )
+          )
+        socket.setTimeout(timeoutMs, onIdle)
+        // The socket outlives the response in the keep-alive pool: without this, every request
+        // on it would leave a listener (and its response) attached for the socket's lifetime.
+        response.once('close', () => socket.removeListener('timeout', onIdle))
         resolve(response)
       })
       request.once('timeout', () =>
