@@ -73,15 +73,21 @@ export async function measureScenarios(context: Context): Promise<Measurement[]>
   const measurements: Measurement[] = []
   const order = (repeat: number): TargetKind[] =>
     repeat % 2 === 0 ? ['floor', 'product'] : ['product', 'floor']
+  // The parts of a load job every run shares: where to send which reviews, whose CPU to read.
+  const jobFor = (scenario: Scenario, kind: TargetKind) => {
+    const server = serverOf(context, kind)
+    return {
+      port: server.port,
+      ca: context.ca,
+      path: `/${scenario.webhook}`,
+      bodies: scenario.bodies,
+      serverPid: server.pid,
+    }
+  }
   for (const scenario of context.scenarios) {
-    for (const target of order(0)) {
-      const server = serverOf(context, target)
+    for (const kind of order(0)) {
       await context.worker.run({
-        port: server.port,
-        ca: context.ca,
-        path: `/${scenario.webhook}`,
-        bodies: scenario.bodies,
-        serverPid: server.pid,
+        ...jobFor(scenario, kind),
         connections: CONFIG.saturated.connections,
         warmupMs: 0,
         durationMs: CONFIG.primeMs,
@@ -91,19 +97,17 @@ export async function measureScenarios(context: Context): Promise<Measurement[]>
   context.progress('primed both servers with every scenario')
   for (let repeat = 0; repeat < CONFIG.repeats; repeat++) {
     for (const scenario of context.scenarios) {
-      for (const target of order(repeat)) {
-        const server = serverOf(context, target)
-        const result = await context.worker.run({
-          port: server.port,
-          ca: context.ca,
-          path: `/${scenario.webhook}`,
-          bodies: scenario.bodies,
-          serverPid: server.pid,
-          ...CONFIG.saturated,
+      for (const kind of order(repeat)) {
+        const result = await context.worker.run({ ...jobFor(scenario, kind), ...CONFIG.saturated })
+        measurements.push({
+          scenario: scenario.id,
+          target: kind,
+          repeat,
+          mode: 'saturated',
+          result,
         })
-        measurements.push({ scenario: scenario.id, target, repeat, mode: 'saturated', result })
         context.progress(
-          `saturated ${scenario.id} ${target} #${repeat + 1}: ${Math.round(result.throughput)} req/s`,
+          `saturated ${scenario.id} ${kind} #${repeat + 1}: ${Math.round(result.throughput)} req/s`,
         )
       }
     }
@@ -118,15 +122,10 @@ export async function measureScenarios(context: Context): Promise<Measurement[]>
           .map((m) => m.result.throughput),
       )
       for (const fraction of CONFIG.rate.fractions) {
-        for (const target of order(repeat)) {
-          const server = serverOf(context, target)
+        for (const kind of order(repeat)) {
           const rate = Math.round(floorRate * fraction)
           const result = await context.worker.run({
-            port: server.port,
-            ca: context.ca,
-            path: `/${scenario.webhook}`,
-            bodies: scenario.bodies,
-            serverPid: server.pid,
+            ...jobFor(scenario, kind),
             rate,
             connections: CONFIG.rate.connections,
             warmupMs: CONFIG.rate.warmupMs,
@@ -134,7 +133,7 @@ export async function measureScenarios(context: Context): Promise<Measurement[]>
           })
           measurements.push({
             scenario: scenario.id,
-            target,
+            target: kind,
             repeat,
             mode: 'rate',
             fraction,
@@ -142,7 +141,7 @@ export async function measureScenarios(context: Context): Promise<Measurement[]>
             result,
           })
           context.progress(
-            `${fraction * 100} % rate ${scenario.id} ${target} #${repeat + 1}: p99 ${result.latencyMs.p99.toFixed(2)} ms`,
+            `${fraction * 100} % rate ${scenario.id} ${kind} #${repeat + 1}: p99 ${result.latencyMs.p99.toFixed(2)} ms`,
           )
         }
       }

@@ -124,6 +124,17 @@ function writesOnlyWhereDeclared(
   )
 }
 
+/** What every mutator must be: idempotent on a private copy, and writing only where it declares. */
+function wellBehavedMutation(
+  input: KubeObject,
+  mutate: (object: KubeObject) => MutationResult,
+  writes: readonly WritePath[],
+  what: string,
+): void {
+  idempotent(input, mutate, what)
+  writesOnlyWhereDeclared(input, mutate, writes, what)
+}
+
 /**
  * Warnings are strings. Their 120-character limit is checked on the wire (http-properties.ts):
  * the response layer shortens them, and not every policy does so itself.
@@ -212,13 +223,7 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
     runs: 200,
     property: () =>
       fc.property(nearOrAny(configMap), (object) => {
-        idempotent(object, mutateRunConfigMap, 'mutateRunConfigMap')
-        writesOnlyWhereDeclared(
-          object,
-          mutateRunConfigMap,
-          RUN_CONFIG_MAP_WRITES,
-          'mutateRunConfigMap',
-        )
+        wellBehavedMutation(object, mutateRunConfigMap, RUN_CONFIG_MAP_WRITES, 'mutateRunConfigMap')
         const result = mutateRunConfigMap(clone(object))
         if (isRefused(result) || !isRunConfigMap(object)) return
         const annotations = result.object.metadata?.annotations as Record<string, unknown>
@@ -235,8 +240,7 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
     property: () =>
       fc.property(nearOrAny(deployment), proxyFacts, (object, facts) => {
         const before = clone(facts)
-        idempotent(object, (o) => mutateProxyDeployment(o, facts), 'mutateProxyDeployment')
-        writesOnlyWhereDeclared(
+        wellBehavedMutation(
           object,
           (o) => mutateProxyDeployment(o, facts),
           PROXY_DEPLOYMENT_WRITES,
@@ -250,8 +254,7 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
     runs: 200,
     property: () =>
       fc.property(nearOrAny(scale), scaleFacts, (object, facts) => {
-        idempotent(object, (o) => capStdioScale(o, facts), 'capStdioScale')
-        writesOnlyWhereDeclared(
+        wellBehavedMutation(
           object,
           (o) => capStdioScale(o, facts),
           STDIO_SCALE_WRITES,
