@@ -70,35 +70,31 @@
 
 import { createHash } from 'node:crypto'
 import { defaultPullPolicy } from './image-reference.ts'
-import { compareCodePoints, compareCodeUnits, hasSurrogate } from './content-checksum.ts'
+import { compareCodePoints, hasSurrogate } from './content-checksum.ts'
 import { isRecord, setOwn } from './kube.ts'
 import type { JsonObject } from './kube.ts'
 import { quantityValueText } from './quantity.ts'
 
 /** The canonical JSON text of a pod spec's volumes, mounts and devices (see above). */
 export function podVolumesCanonical(podSpec: unknown): string {
-  const volumes = listOf(podSpec, 'volumes').map(canonicalVolume)
-  const mounts: JsonObject[] = []
-  const devices: JsonObject[] = []
+  const volumes: SortEntry[] = []
+  for (const volume of listOf(podSpec, 'volumes')) volumes.push(volumeEntry(volume))
+  const mounts: SortEntry[] = []
+  const devices: SortEntry[] = []
   for (const list of CONTAINER_LISTS) {
+    const tag = list === 'containers' ? '"container"' : '"initContainer"'
     for (const container of listOf(podSpec, list)) {
-      const name = canonical(own(container, 'name')) ?? ''
-      const tag = list === 'containers' ? 'container' : 'initContainer'
+      const name = canonicalText(own(container, 'name'), []) ?? '""'
       for (const mount of listOf(container, 'volumeMounts')) {
-        mounts.push(entry(tag, name, 'mount', normalise(mount, MOUNT_FIELDS, NO_DEFAULTS)))
+        mounts.push(containerEntry(tag, name, 'mount', mount, MOUNT_FIELDS, MOUNT_SORT_BY))
       }
       for (const device of listOf(container, 'volumeDevices')) {
-        devices.push(entry(tag, name, 'device', normalise(device, DEVICE_FIELDS, NO_DEFAULTS)))
+        devices.push(containerEntry(tag, name, 'device', device, DEVICE_FIELDS, DEVICE_SORT_BY))
       }
     }
   }
-  return stringify({
-    volumeDevices: sortedBy(devices, (e) => containerSortKey(e, 'device', ['name', 'devicePath'])),
-    volumeMounts: sortedBy(mounts, (e) =>
-      containerSortKey(e, 'mount', ['name', 'mountPath', 'subPath']),
-    ),
-    volumes: sortedBy(volumes, (volume) => [field(volume, 'name')]),
-  })
+  const [deviceText, mountText, volumeText] = [devices, mounts, volumes].map(sortedText)
+  return `{"volumeDevices":${deviceText},"volumeMounts":${mountText},"volumes":${volumeText}}`
 }
 
 /** DESIGN §4.3: lowercase hex SHA-256 of `podVolumesCanonical(podSpec)`. */
@@ -109,12 +105,13 @@ export function podVolumesHash(podSpec: unknown): string {
 const CONTAINER_LISTS = ['containers', 'initContainers'] as const
 
 /**
- * How a known field is normalised (the field is already canonical JSON). `text`: "" is unset;
- * `flag`: false is unset; `count`: 0 is unset; `map`: {} is unset; `set`: sorted; `quantity`:
- * its value text; `fileMode`/`fileUser`: unset when equal to the enclosing volume's default;
- * `defaultMode`: 420 is unset, and the object sets the defaults its files inherit; `{default}`:
- * "" and the default are unset; `{object}`, `{items}`, `{list}`: nested objects, one or a list
- * (`items` sorted by `sortBy`, then the whole item); a function: anything else.
+ * How a known field is normalised (each rule judges the field's canonical value). `text`: ""
+ * is unset; `flag`: false is unset; `count`: 0 is unset; `map`: {} is unset; `set`: sorted;
+ * `quantity`: its value text; `fileMode`/`fileUser`: unset when equal to the enclosing volume's
+ * default; `defaultMode`: 420 is unset, and the object sets the defaults its files inherit;
+ * `{default}`: "" and the default are unset; `{object}`, `{items}`, `{list}`: nested objects,
+ * one or a list (`items` sorted by `sortBy`, then the whole item); a function: anything else (it
+ * gets a canonical copy of the field and returns the value to write).
  */
 type Rule =
   | 'text'
@@ -355,133 +352,208 @@ const MOUNT_FIELDS: Fields = {
   bindMountOptions: 'set',
 }
 const DEVICE_FIELDS: Fields = { name: 'text', devicePath: 'text' }
+const MOUNT_SORT_BY = ['name', 'mountPath', 'subPath'] as const
+const DEVICE_SORT_BY = ['name', 'devicePath'] as const
+
+// --- writing ---------------------------------------------------------------------------------
+//
+// Everything below writes canonical JSON text straight from the spec as sent: no normalised copy
+// is built and then stringified (that doubled the work and the garbage on every admission). A
+// function returns the text of a value, or undefined when the value is unset. Object keys are
+// sorted before their values are written, so the text comes out in order in one pass.
 
 /**
- * The normalised canonical form of one volume. Like `normalise`, it reads the volume as sent and
- * makes each value canonical as it goes, rather than copying the volume twice.
+ * One item of a sorted list: the texts of its sort key and its own text. The list is sorted by the
+ * UTF-8 bytes of `[...key, text]` written as JSON (see `compareEntries`).
  */
-function canonicalVolume(raw: unknown): unknown {
-  if (!isRecord(raw)) return canonical(raw) ?? null
+interface SortEntry {
+  readonly key: readonly string[]
+  readonly text: string
+}
+
+/** A volume, keyed by `[name]`. */
+function volumeEntry(raw: unknown): SortEntry {
+  if (!isRecord(raw)) {
+    const text = canonicalText(raw, []) ?? 'null'
+    return { key: ['null'], text }
+  }
   const ancestors: object[] = [raw]
-  const result: JsonObject = {}
+  const fields: [key: string, text: string][] = []
+  let name = 'null'
   let sources = 0
-  for (const key of Object.keys(raw)) {
+  for (const key of sortedKeys(raw)) {
     const value = raw[key]
+    let text: string | undefined
     if (key === 'name') {
-      const name = canonical(value, ancestors)
-      put(result, key, name === '' ? undefined : name)
-      continue
+      text = value === '' ? undefined : canonicalText(value, ancestors)
+      if (text !== undefined) name = text
+    } else {
+      const sourceFields = SOURCES.get(key)
+      text = sourceFields
+        ? normalise(value, sourceFields, NO_DEFAULTS, ancestors)
+        : canonicalText(value, ancestors)
+      if (text !== undefined) sources++
     }
-    const fields = SOURCES.get(key)
-    const source = fields
-      ? normalise(value, fields, NO_DEFAULTS, ancestors)
-      : canonical(value, ancestors)
-    if (source !== undefined) sources++
-    put(result, key, source)
+    if (text !== undefined) fields.push([key, text])
   }
   // SetDefaults_Volume: a volume without a source is an emptyDir.
-  if (sources === 0) setOwn(result, 'emptyDir', {})
-  return result
+  if (sources === 0) {
+    fields.push(['emptyDir', '{}'])
+    fields.sort((a, b) => compareCodePoints(a[0], b[0]))
+  }
+  let text = '{'
+  for (const [key, value] of fields)
+    text += `${text.length === 1 ? '' : ','}${keyText(key)}:${value}`
+  text += '}'
+  return { key: [name], text }
 }
 
 /**
- * `canonical(value)` with `fields` applied when it is an object: each field's rule sees the
- * field's canonical value (structural rules descend into it). `ancestors` as for `canonical`.
+ * `{"container"|"initContainer": name, "mount"|"device": item}`, keyed by
+ * `[name, tag, ...sortBy fields of the item]`.
+ */
+function containerEntry(
+  tag: string,
+  name: string,
+  kind: string,
+  raw: unknown,
+  fields: Fields,
+  sortBy: readonly string[],
+): SortEntry {
+  const key = [name, tag, ...sortBy.map(() => 'null')]
+  const item = normalise(raw, fields, NO_DEFAULTS, [], sortBy, key, 2) ?? 'null'
+  const owner = `${tag}:${name}`
+  const field = `"${kind}":${item}`
+  return { key, text: tag < `"${kind}"` ? `{${owner},${field}}` : `{${field},${owner}}` }
+}
+
+/**
+ * The text of `value` with `fields` applied when it is an object. `ancestors` is the path from the
+ * root, shared and restored on the way out (cycles are cut, depth is capped). When `sortBy` is
+ * given, the texts of those fields are written into `key` from `offset` on (left as they are when
+ * unset), for sorting the item among its siblings.
  */
 function normalise(
   value: unknown,
   fields: Fields,
   defaults: FileDefaults,
-  ancestors: object[] = [],
-): unknown {
+  ancestors: object[],
+  sortBy?: readonly string[],
+  key?: string[],
+  offset = 0,
+): string | undefined {
   if (!isRecord(value) || ancestors.includes(value) || ancestors.length >= MAX_DEPTH)
-    return canonical(value, ancestors)
+    return canonicalText(value, ancestors)
   ancestors.push(value)
   // Volumes with a defaultMode pass it (and defaultUser) down to their files.
   const inherited =
     fields.defaultMode === 'defaultMode'
       ? {
-          mode: canonical(own(value, 'defaultMode'), ancestors) ?? DEFAULT_MODE,
-          user: canonical(own(value, 'defaultUser'), ancestors),
+          mode: scalarOrObject(own(value, 'defaultMode'), ancestors) ?? DEFAULT_MODE,
+          user: scalarOrObject(own(value, 'defaultUser'), ancestors),
         }
       : defaults
-  const result: JsonObject = {}
-  for (const key of Object.keys(value)) {
-    const rule = Object.hasOwn(fields, key) ? fields[key] : undefined
-    const field = value[key]
-    put(
-      result,
-      key,
+  let text = '{'
+  for (const name of sortedKeys(value)) {
+    const rule = Object.hasOwn(fields, name) ? fields[name] : undefined
+    const field =
       rule === undefined
-        ? canonical(field, ancestors)
-        : applyRule(rule, field, value, inherited, ancestors),
-    )
+        ? canonicalText(value[name], ancestors)
+        : ruleText(rule, value[name], value, inherited, ancestors)
+    if (field === undefined) continue
+    text += `${text.length === 1 ? '' : ','}${keyText(name)}:${field}`
+    const part = sortBy === undefined ? -1 : sortBy.indexOf(name)
+    if (part >= 0 && key !== undefined) key[offset + part] = field
   }
   ancestors.pop()
-  return result
+  return `${text}}`
 }
 
-/** Applies `rule` to the field `value` of `owner` (both as sent); undefined when unset. */
-function applyRule(
+/** The text of the field `value` of `owner` (both as sent) under `rule`; undefined when unset. */
+function ruleText(
   rule: Rule,
   value: unknown,
   owner: JsonObject,
   defaults: FileDefaults,
   ancestors: object[],
-): unknown {
+): string | undefined {
+  if (typeof rule === 'function') {
+    const canonicalValue = canonical(value, ancestors)
+    return canonicalValue === undefined ? undefined : canonicalText(rule(canonicalValue, owner), [])
+  }
   if (typeof rule === 'object' && 'object' in rule) {
-    const result = normalise(value, rule.object, defaults, ancestors)
-    return rule.emptyIsUnset === true && isRecord(result) && Object.keys(result).length === 0
-      ? undefined
-      : result
+    const text = normalise(value, rule.object, defaults, ancestors)
+    return rule.emptyIsUnset === true && text === '{}' ? undefined : text
   }
   if (typeof rule === 'object' && ('list' in rule || 'items' in rule)) {
-    if (
-      !Array.isArray(value) ||
-      value.length === 0 ||
-      ancestors.includes(value) ||
-      ancestors.length >= MAX_DEPTH
-    )
-      return canonical(value, ancestors)
+    if (!isWalkableArray(value, ancestors)) return canonicalText(value, ancestors)
     ancestors.push(value)
-    const fields = 'list' in rule ? rule.list : rule.items
-    const items = Array.from(
-      value as unknown[],
-      (item) => normalise(item, fields, defaults, ancestors) ?? null,
-    )
+    let text: string
+    if ('list' in rule) {
+      text = '['
+      for (let i = 0; i < value.length; i++) {
+        text += `${i === 0 ? '' : ','}${normalise(value[i], rule.list, defaults, ancestors) ?? 'null'}`
+      }
+      text += ']'
+    } else {
+      const entries: SortEntry[] = []
+      for (let i = 0; i < value.length; i++) {
+        const key = rule.sortBy.map(() => 'null')
+        const item = normalise(value[i], rule.items, defaults, ancestors, rule.sortBy, key, 0)
+        entries.push({ key, text: item ?? 'null' })
+      }
+      text = sortedText(entries)
+    }
     ancestors.pop()
-    if ('list' in rule) return items
-    return sortedBy(items, (item) => rule.sortBy.map((key) => field(item, key)))
+    return text
   }
-  const canonicalValue = canonical(value, ancestors)
-  return canonicalValue === undefined ? undefined : apply(rule, canonicalValue, owner, defaults)
+  if (typeof value === 'object' && value !== null) {
+    // Objects and arrays: only `map` ({} is unset) and `set` (sorted) look into them.
+    if (rule === 'set' && isWalkableArray(value, ancestors)) return setText(value, ancestors)
+    const text = canonicalText(value, ancestors)
+    return rule === 'map' && text === '{}' ? undefined : text
+  }
+  const scalar = scalarValue(value)
+  if (scalar === undefined || isUnsetScalar(rule, scalar, defaults)) return undefined
+  if (rule === 'quantity') {
+    const quantity = quantityValueText(scalar)
+    if (quantity !== undefined) return JSON.stringify(quantity)
+  }
+  return scalarText(scalar)
 }
 
-/** Applies a rule that does not descend to a canonical field value. */
-function apply(rule: Rule, value: unknown, owner: JsonObject, defaults: FileDefaults): unknown {
-  if (typeof rule === 'function') return rule(value, owner)
+/** Whether a scalar field value is unset under a rule that does not descend. */
+function isUnsetScalar(rule: Rule, value: Scalar, defaults: FileDefaults): boolean {
   switch (rule) {
     case 'text':
-      return value === '' ? undefined : value
+      return value === ''
     case 'flag':
-      return value === false ? undefined : value
+      return value === false
     case 'count':
-      return value === 0 ? undefined : value
-    case 'map':
-      return isRecord(value) && Object.keys(value).length === 0 ? undefined : value
-    case 'set':
-      return Array.isArray(value) ? sortedBy(value, () => []) : value
-    case 'quantity':
-      return quantityValueText(value) ?? value
+      return value === 0
     case 'fileMode':
-      return value === defaults.mode ? undefined : value
+      return value === defaults.mode
     case 'fileUser':
-      return defaults.user !== undefined && value === defaults.user ? undefined : value
+      return defaults.user !== undefined && value === defaults.user
     case 'defaultMode':
-      return value === DEFAULT_MODE ? undefined : value
+      return value === DEFAULT_MODE
+    case 'map':
+    case 'set':
+    case 'quantity':
+      return false
   }
-  if ('default' in rule) return value === '' || value === rule.default ? undefined : value
-  return value
+  return typeof rule === 'object' && 'default' in rule && (value === '' || value === rule.default)
+}
+
+/** A `set` (bindMountOptions): its items in the order of their texts. */
+function setText(value: readonly unknown[], ancestors: object[]): string {
+  ancestors.push(value)
+  const entries: SortEntry[] = []
+  for (let i = 0; i < value.length; i++) {
+    entries.push({ key: [], text: canonicalText(value[i], ancestors) ?? 'null' })
+  }
+  ancestors.pop()
+  return sortedText(entries)
 }
 
 /** Downward API divisor: the API server writes an unset divisor as "0". */
@@ -506,34 +578,82 @@ function pullPolicyValue(value: unknown, owner: JsonObject): unknown {
   return value === '' || value === defaultPullPolicy(own(owner, 'reference')) ? undefined : value
 }
 
-function entry(tag: string, container: unknown, kind: string, value: unknown): JsonObject {
-  const result: JsonObject = {}
-  setOwn(result, tag, container)
-  put(result, kind, value ?? null)
-  return result
-}
-
-function containerSortKey(entry: JsonObject, kind: string, keys: readonly string[]): unknown[] {
-  const tag = Object.hasOwn(entry, 'container') ? 'container' : 'initContainer'
-  const item = own(entry, kind)
-  return [own(entry, tag), tag, ...keys.map((key) => field(item, key))]
-}
-
 // --- canonical JSON -------------------------------------------------------------------------
 
 const MAX_DEPTH = 100
 const TOO_DEEP = '\u0000nested too deep'
+const TOO_DEEP_TEXT = JSON.stringify(TOO_DEEP)
 
-/**
- * A copy of `value` as canonical JSON data: `null`, empty arrays, `undefined` and values JSON
- * cannot hold are dropped (undefined is returned for them), array holes become `null`, `-0` is 0.
- * Keys are copied as own properties, so `__proto__` is an ordinary key. `ancestors` is the path
- * from the root, shared and restored on the way out (cycles are cut, depth is capped).
- */
-function canonical(value: unknown, ancestors: object[] = []): unknown {
+type Scalar = string | number | boolean
+
+/** A JSON scalar as canonical data (-0 is 0); undefined for null and what JSON cannot hold. */
+function scalarValue(value: unknown): Scalar | undefined {
   if (typeof value === 'string' || typeof value === 'boolean') return value
   if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : undefined
-  if (typeof value !== 'object' || value === null) return undefined
+  return undefined
+}
+
+function scalarText(value: Scalar): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value)
+}
+
+/** A scalar as canonical data, or a canonical copy of an object (which equals no other value). */
+function scalarOrObject(value: unknown, ancestors: object[]): unknown {
+  return typeof value === 'object' && value !== null
+    ? canonical(value, ancestors)
+    : scalarValue(value)
+}
+
+function isWalkableArray(value: unknown, ancestors: object[]): value is readonly unknown[] {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    !ancestors.includes(value) &&
+    ancestors.length < MAX_DEPTH
+  )
+}
+
+/**
+ * The canonical JSON text of `value`: keys in UTF-8 byte order, no white space; `null`, empty
+ * arrays, `undefined` and values JSON cannot hold are unset (undefined is returned for them),
+ * array holes and unset items become `null`, `-0` is 0. Keys are read as own properties, so
+ * `__proto__` is an ordinary key. `ancestors` as for `normalise`.
+ */
+function canonicalText(value: unknown, ancestors: object[]): string | undefined {
+  if (typeof value !== 'object' || value === null) {
+    const scalar = scalarValue(value)
+    return scalar === undefined ? undefined : scalarText(scalar)
+  }
+  if (ancestors.includes(value)) return undefined
+  if (ancestors.length >= MAX_DEPTH) return TOO_DEEP_TEXT
+  if (Array.isArray(value) && value.length === 0) return undefined
+  ancestors.push(value)
+  let text: string
+  if (Array.isArray(value)) {
+    text = '['
+    for (let i = 0; i < value.length; i++) {
+      text += `${i === 0 ? '' : ','}${canonicalText(value[i], ancestors) ?? 'null'}`
+    }
+    text += ']'
+  } else {
+    const record = value as JsonObject
+    text = '{'
+    for (const key of sortedKeys(record)) {
+      const field = canonicalText(record[key], ancestors)
+      if (field !== undefined) text += `${text.length === 1 ? '' : ','}${keyText(key)}:${field}`
+    }
+    text += '}'
+  }
+  ancestors.pop()
+  return text
+}
+
+/**
+ * A canonical copy of `value` as data, for the few rules that compute on a field's value
+ * (quantities, pull policy); the same cuts as `canonicalText`.
+ */
+function canonical(value: unknown, ancestors: object[]): unknown {
+  if (typeof value !== 'object' || value === null) return scalarValue(value)
   if (ancestors.includes(value)) return undefined
   if (ancestors.length >= MAX_DEPTH) return TOO_DEEP
   ancestors.push(value)
@@ -551,35 +671,20 @@ function canonical(value: unknown, ancestors: object[] = []): unknown {
 }
 
 /**
- * A list already sorted and written as canonical JSON text (see `sortedBy`). Nothing reads into a
- * sorted list after sorting, so it is kept as text and written out as it is.
+ * A record's keys in UTF-8 byte order. Objects in a pod spec have a handful of keys, for which an
+ * insertion sort beats `Array.prototype.sort` (and its string conversions) several times over.
  */
-class WrittenList {
-  readonly text: string
-  constructor(text: string) {
-    this.text = text
-  }
-}
-
-/** Canonical JSON text of canonical data: keys in UTF-8 byte order, no white space. */
-function stringify(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value)
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  if (typeof value !== 'object' || value === null) return 'null'
-  if (value instanceof WrittenList) return value.text
-  if (Array.isArray(value)) {
-    let text = '['
-    for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + stringify(value[i])
-    return `${text}]`
-  }
-  const record = value as JsonObject
+function sortedKeys(record: object): string[] {
   const keys = Object.keys(record)
-  if (keys.length > 1) keys.sort(keys.every(isPlainKey) ? undefined : compareCodePoints)
-  let text = '{'
-  for (const key of keys) {
-    text += `${text.length === 1 ? '' : ','}${keyText(key)}:${stringify(record[key])}`
+  if (keys.length < 2) return keys
+  if (keys.length > 16 || !keys.every(isPlainKey)) return keys.sort(compareCodePoints)
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string
+    let j = i - 1
+    for (; j >= 0 && (keys[j] as string) > key; j--) keys[j + 1] = keys[j] as string
+    keys[j + 1] = key
   }
-  return `${text}}`
+  return keys
 }
 
 /**
@@ -606,21 +711,34 @@ function keyText(key: string): string {
 }
 
 /**
- * Sorts by the UTF-8 bytes of the canonical JSON text of each item's key tuple, `[...keyOf(item),
- * item]`. The tuple ends with the item itself, so two items tie only when their texts are equal
- * and the input order cannot show through. Each item is written once, for its key and the result.
+ * The list `[text, …]` in the UTF-8 byte order of the entries' keys. A key ends with the item's
+ * own text, so two items tie only when their texts are equal and the input order cannot show.
  */
-function sortedBy<T>(items: readonly T[], keyOf: (item: T) => unknown[]): WrittenList {
-  const entries: (readonly [key: string, text: string])[] = []
-  for (const item of items) {
-    const text = stringify(item)
-    let key = '['
-    for (const part of keyOf(item)) key += `${stringify(part)},`
-    entries.push([`${key}${text}]`, text])
+function sortedText(entries: SortEntry[]): string {
+  if (entries.length > 1) entries.sort(compareEntries)
+  let text = ''
+  for (const entry of entries) text += `${text === '' ? '' : ','}${entry.text}`
+  return `[${text}]`
+}
+
+/**
+ * Orders entries by the UTF-8 bytes of `[...key, text]` as JSON text, without writing it: the
+ * first pair of texts that differ decides, unless one is a prefix of the other (numbers: `1` and
+ * `12`), where the separator that follows counts, so the joined texts are compared instead.
+ */
+function compareEntries(a: SortEntry, b: SortEntry): number {
+  for (let i = 0; i <= a.key.length; i++) {
+    const x = i < a.key.length ? (a.key[i] as string) : a.text
+    const y = i < b.key.length ? (b.key[i] as string) : b.text
+    if (x === y) continue
+    if (x.startsWith(y) || y.startsWith(x)) return compareCodePoints(joined(a), joined(b))
+    return compareCodePoints(x, y)
   }
-  const order = entries.some(([key]) => hasSurrogate(key)) ? compareCodePoints : compareCodeUnits
-  entries.sort((a, b) => order(a[0], b[0]))
-  return new WrittenList(`[${entries.map(([, text]) => text).join(',')}]`)
+  return 0
+}
+
+function joined(entry: SortEntry): string {
+  return `[${[...entry.key, entry.text].join(',')}]`
 }
 
 function listOf(parent: unknown, key: string): unknown[] {
@@ -631,11 +749,6 @@ function listOf(parent: unknown, key: string): unknown[] {
 /** `parent[key]` when it is the parent's own property (never one inherited from a prototype). */
 function own(parent: unknown, key: string): unknown {
   return isRecord(parent) && Object.hasOwn(parent, key) ? parent[key] : undefined
-}
-
-/** A sort-key component: the field's canonical value, or null when absent. */
-function field(parent: unknown, key: string): unknown {
-  return own(parent, key) ?? null
 }
 
 function put(target: JsonObject, key: string, value: unknown): void {

@@ -1022,6 +1022,44 @@ t.test('volumes sort by the code points of their names', async (t) => {
   t.same(names, ['a', '\uFF61', '\u{1F600}'])
 })
 
+t.test(
+  'lists sort by the bytes of the JSON text of [key…, item], separators included',
+  async (t) => {
+    // `1` is a prefix of `12`: in the text `[1]` against `[12]`, `]` (0x5d) sorts after `2`, so 12
+    // comes first. Comparing the texts 1 and 12 alone would put 1 first.
+    t.equal(
+      podVolumesCanonical({
+        containers: [
+          { name: 'a', volumeMounts: [{ name: 'm', bindMountOptions: [1, 12, 1.5, '1', 10] }] },
+        ],
+      }),
+      '{"volumeDevices":[],"volumeMounts":[{"container":"a","mount":{"bindMountOptions":["1",1.5,10,12,1],"name":"m"}}],"volumes":[]}',
+    )
+    t.equal(
+      podVolumesCanonical({ volumes: [{ name: 'v', secret: { items: [12, 1, { key: 'k' }] } }] }),
+      '{"volumeDevices":[],"volumeMounts":[],"volumes":[{"name":"v","secret":{"items":[{"key":"k"},12,1]}}]}',
+    )
+    // In a key, `,` (0x2c) follows the shorter text and sorts before any digit.
+    t.equal(
+      podVolumesCanonical({
+        containers: [
+          { name: 12, volumeMounts: [{}] },
+          { name: 1, volumeMounts: [{}] },
+        ],
+      }),
+      '{"volumeDevices":[],"volumeMounts":[{"container":1,"mount":{}},{"container":12,"mount":{}}],"volumes":[]}',
+    )
+    // A device's "device" key sorts before "initContainer" but after "container".
+    t.equal(
+      podVolumesCanonical({
+        containers: [{ name: 'c', volumeDevices: [{ name: 'd' }] }],
+        initContainers: [{ name: 'i', volumeDevices: [{ name: 'd' }] }],
+      }),
+      '{"volumeDevices":[{"container":"c","device":{"name":"d"}},{"device":{"name":"d"},"initContainer":"i"}],"volumeMounts":[],"volumes":[]}',
+    )
+  },
+)
+
 t.test('a source type this code does not know keeps its canonical JSON', async (t) => {
   const future = (source: unknown): string =>
     podVolumesHash({ volumes: [{ name: 'v', future: source }] })
