@@ -449,8 +449,9 @@ function normalise(
   const inherited =
     fields.defaultMode === 'defaultMode'
       ? {
-          mode: scalarOrObject(own(value, 'defaultMode'), ancestors) ?? DEFAULT_MODE,
-          user: scalarOrObject(own(value, 'defaultUser'), ancestors),
+          // An object's canonical copy equals no file's mode: a file's object mode is kept.
+          mode: canonical(own(value, 'defaultMode'), ancestors) ?? DEFAULT_MODE,
+          user: canonical(own(value, 'defaultUser'), ancestors),
         }
       : defaults
   let text = '{'
@@ -597,13 +598,6 @@ function scalarText(value: Scalar): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value)
 }
 
-/** A scalar as canonical data, or a canonical copy of an object (which equals no other value). */
-function scalarOrObject(value: unknown, ancestors: object[]): unknown {
-  return typeof value === 'object' && value !== null
-    ? canonical(value, ancestors)
-    : scalarValue(value)
-}
-
 function isWalkableArray(value: unknown, ancestors: object[]): value is readonly unknown[] {
   return (
     Array.isArray(value) &&
@@ -650,7 +644,7 @@ function canonicalText(value: unknown, ancestors: object[]): string | undefined 
 
 /**
  * A canonical copy of `value` as data, for the few rules that compute on a field's value
- * (quantities, pull policy); the same cuts as `canonicalText`.
+ * (quantities, pull policy) and for the defaults files inherit; the same cuts as `canonicalText`.
  */
 function canonical(value: unknown, ancestors: object[]): unknown {
   if (typeof value !== 'object' || value === null) return scalarValue(value)
