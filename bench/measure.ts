@@ -160,14 +160,18 @@ export interface CurvePoint {
   readonly requests: number
 }
 
-function point(target: TargetKind, x: number, result: LoadResult): CurvePoint {
+/**
+ * A curve point from repeated runs: the median of each figure (single-connection windows of a
+ * second or two swing with whatever else the machine does; one run made the slopes noisy).
+ */
+function point(target: TargetKind, x: number, results: readonly LoadResult[]): CurvePoint {
   return {
     target,
     x,
-    p50Ms: result.latencyMs.p50,
-    p99Ms: result.latencyMs.p99,
-    cpuUsPerRequest: result.cpuUsPerRequest,
-    requests: result.requests,
+    p50Ms: median(results.map((result) => result.latencyMs.p50)),
+    p99Ms: median(results.map((result) => result.latencyMs.p99)),
+    cpuUsPerRequest: median(results.map((result) => result.cpuUsPerRequest)),
+    requests: results.reduce((sum, result) => sum + result.requests, 0),
   }
 }
 
@@ -202,10 +206,16 @@ export async function deploymentSizeCurve(context: Context): Promise<CurvePoint[
     const answer = await postReview(context.product.port, context.ca, '/mutate', withToken(body, 1))
     const problem = context.scenarios[0]!.check(answer.json as never)
     if (problem !== undefined) throw new Error(`Deployment of ${bytes} bytes: ${problem}`)
+    const runs = { product: [] as LoadResult[], floor: [] as LoadResult[] }
+    for (let repeat = 0; repeat < CONFIG.repeats; repeat++) {
+      for (const target of ['product', 'floor'] as const) {
+        runs[target].push(await serial(context, serverOf(context, target), [body]))
+      }
+    }
     for (const target of ['product', 'floor'] as const) {
-      const result = await serial(context, serverOf(context, target), [body])
-      points.push(point(target, body.length, result))
-      context.progress(`size ${body.length} B ${target}: p50 ${result.latencyMs.p50.toFixed(2)} ms`)
+      const curvePoint = point(target, body.length, runs[target])
+      points.push(curvePoint)
+      context.progress(`size ${body.length} B ${target}: p50 ${curvePoint.p50Ms.toFixed(2)} ms`)
     }
   }
   return points
@@ -229,7 +239,10 @@ export async function viewPoint(
   objects: number,
   rssAtReady: number,
 ): Promise<ViewPoint> {
-  const result = await serial(context, server, context.scenarios[0]!.bodies)
+  const results: LoadResult[] = []
+  for (let repeat = 0; repeat < CONFIG.repeats; repeat++) {
+    results.push(await serial(context, server, context.scenarios[0]!.bodies))
+  }
   const after = memory(server.pid)
   return {
     servers,
@@ -238,6 +251,6 @@ export async function viewPoint(
     rssAtReadyMiB: rssAtReady / 2 ** 20,
     rssAfterMiB: after.rss / 2 ** 20,
     peakMiB: after.peak / 2 ** 20,
-    latency: point('product', servers, result),
+    latency: point('product', servers, results),
   }
 }
