@@ -44,6 +44,17 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
+/** The part of a load job that names the server and the reviews to send it. */
+export function scenarioJob(server: ServerProcess, ca: string, scenario: Scenario) {
+  return {
+    port: server.port,
+    ca,
+    path: `/${scenario.webhook}`,
+    bodies: scenario.bodies,
+    serverPid: server.pid,
+  }
+}
+
 function serverOf(context: Context, target: TargetKind): ServerProcess {
   return target === 'product' ? context.product : context.floor
 }
@@ -74,16 +85,8 @@ export async function measureScenarios(context: Context): Promise<Measurement[]>
   const order = (repeat: number): TargetKind[] =>
     repeat % 2 === 0 ? ['floor', 'product'] : ['product', 'floor']
   // The parts of a load job every run shares: where to send which reviews, whose CPU to read.
-  const jobFor = (scenario: Scenario, kind: TargetKind) => {
-    const server = serverOf(context, kind)
-    return {
-      port: server.port,
-      ca: context.ca,
-      path: `/${scenario.webhook}`,
-      bodies: scenario.bodies,
-      serverPid: server.pid,
-    }
-  }
+  const jobFor = (scenario: Scenario, kind: TargetKind) =>
+    scenarioJob(serverOf(context, kind), context.ca, scenario)
   for (const scenario of context.scenarios) {
     for (const kind of order(0)) {
       await context.worker.run({

@@ -100,20 +100,18 @@ async function policyPhases(
   const objects = requests.map((r) => r.object as KubeObject)
   const at = <T>(list: readonly T[], i: number): T => list[i % list.length]!
   // Admission copies and diffs only where each rule writes (src/admission/regions.ts).
-  const copyFor = (writes: readonly WritePath[]): Phase => [
-    'copy (copyForWrites)',
-    (i) => copyForWrites(at(objects, i), writes),
-  ]
+  const copying = (writes: readonly WritePath[]) => (i: number) =>
+    copyForWrites(at(objects, i), writes)
   if (scenario.id === 's1' || scenario.id === 's2') {
     const writes = PROXY_DEPLOYMENT_WRITES
     const facts = await gatherProxyDeploymentFacts(requests[0]!, view)
-    const copy = (i: number) => copyForWrites(at(objects, i), writes)
+    const copy = copying(writes)
     const results = objects.map((_, i) => mutated(mutateProxyDeployment(copy(i), facts)))
     const patches = objects.map((o, i) => diffAtWrites(o, results[i]!, writes))
     const podSpecs = objects.map((o) => (o.spec as { template: { spec: unknown } }).template.spec)
     return [
       ['gather', (i) => gatherProxyDeploymentFacts(at(requests, i), view)],
-      copyFor(writes),
+      ['copy (copyForWrites)', copy],
       ['policy (incl. copy)', (i) => mutateProxyDeployment(copy(i), facts)],
       ['  of which podVolumesHash', (i) => podVolumesHash(at(podSpecs, i))],
       ['diff (diffAtWrites)', (i) => diffAtWrites(at(objects, i), at(results, i), writes)],
@@ -122,11 +120,11 @@ async function policyPhases(
   }
   if (scenario.id === 's4') {
     const writes = RUN_CONFIG_MAP_WRITES
-    const copy = (i: number) => copyForWrites(at(objects, i), writes)
+    const copy = copying(writes)
     const results = objects.map((_, i) => mutated(mutateRunConfigMap(copy(i))))
     const patches = objects.map((o, i) => diffAtWrites(o, results[i]!, writes))
     return [
-      copyFor(writes),
+      ['copy (copyForWrites)', copy],
       ['policy (incl. copy)', (i) => mutateRunConfigMap(copy(i))],
       ['diff (diffAtWrites)', (i) => diffAtWrites(at(objects, i), at(results, i), writes)],
       ['respond', (i) => patched(at(requests, i).uid, at(patches, i))],

@@ -15,6 +15,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CONFIG } from './config.ts'
+import { scenarioJob } from './measure.ts'
 import { writePopulation } from './population.ts'
 import type { ServerProcess } from './processes.ts'
 import { LoadWorker, startFloor, startProduct } from './processes.ts'
@@ -104,14 +105,10 @@ async function main(): Promise<void> {
     if (scenario === undefined) throw new Error(`no scenario ${scenarioId} (s1 to s4)`)
     const ca = await readFile(join(certDir, 'ca.crt'), 'utf8')
     const job = (server: ServerProcess) => ({
-      port: server.port,
-      ca,
-      path: `/${scenario.webhook}`,
-      bodies: scenario.bodies,
+      ...scenarioJob(server, ca, scenario),
       connections: CONFIG.saturated.connections,
       warmupMs: 0,
       durationMs: Number(seconds) * 1000,
-      serverPid: server.pid,
     })
     const split = {
       product: await record(product, worker, job(product), join(tmp, 'product.data')),

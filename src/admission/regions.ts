@@ -78,7 +78,7 @@ function diffAlong(
 ): void {
   const step = path[depth]
   if (typeof step === 'string' && step !== '*' && isRecord(before) && isRecord(after)) {
-    const next = `${pointer}/${escape(step)}`
+    const next = `${pointer}/${fastJsonPatch.escapePathComponent(step)}`
     diffAlong(read(before, step), read(after, step), path, depth + 1, next, patch, written)
     return
   }
@@ -152,10 +152,4 @@ function shallowCopy(value: Container, copies: Map<object, Container>): Containe
   }
   copies.set(value, copy)
   return copy
-}
-
-/** RFC 6901: `~` and `/` in a key are written `~0` and `~1`. */
-function escape(key: string): string {
-  if (!key.includes('~') && !key.includes('/')) return key
-  return key.replaceAll('~', '~0').replaceAll('/', '~1')
 }

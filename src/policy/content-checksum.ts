@@ -91,11 +91,6 @@ export function hasSurrogate(text: string): boolean {
   return SURROGATE.test(text)
 }
 
-/** UTF-16 code unit order: code point order for texts without surrogates (`hasSurrogate`). */
-export function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
-}
-
 /** Code point order, which is UTF-8 byte order. */
 export function compareCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length)

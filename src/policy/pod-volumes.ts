@@ -70,7 +70,7 @@
 
 import { createHash } from 'node:crypto'
 import { defaultPullPolicy } from './image-reference.ts'
-import { compareCodePoints, hasSurrogate } from './content-checksum.ts'
+import { compareCodePoints, hasSurrogate, sortedByUtf8 } from './content-checksum.ts'
 import { isRecord, setOwn } from './kube.ts'
 import type { JsonObject } from './kube.ts'
 import { quantityValueText } from './quantity.ts'
@@ -671,7 +671,7 @@ function canonical(value: unknown, ancestors: object[]): unknown {
 function sortedKeys(record: object): string[] {
   const keys = Object.keys(record)
   if (keys.length < 2) return keys
-  if (keys.length > 16 || !keys.every(isPlainKey)) return keys.sort(compareCodePoints)
+  if (keys.length > 16 || !keys.every(isPlainKey)) return sortedByUtf8(keys)
   for (let i = 1; i < keys.length; i++) {
     const key = keys[i] as string
     let j = i - 1

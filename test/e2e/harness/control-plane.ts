@@ -8,6 +8,7 @@ import https from 'node:https'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from '../../helpers/ports.ts'
 import { createControlPlanePki } from './pki.ts'
 import type { ControlPlanePki } from './pki.ts'
 import { startProcess, waitFor } from './processes.ts'
@@ -123,10 +124,6 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     throw error
   }
 }
-
-import { freePort } from '../../helpers/ports.ts'
-
-export { freePort }
 
 async function readyz(server: string, pki: ControlPlanePki): Promise<true | undefined> {
   return new Promise((resolve, reject) => {

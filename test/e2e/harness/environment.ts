@@ -19,7 +19,8 @@ import {
   startAdmission,
 } from './admission.ts'
 import type { RunningAdmission } from './admission.ts'
-import { freePort, startControlPlane } from './control-plane.ts'
+import { freePort } from '../../helpers/ports.ts'
+import { startControlPlane } from './control-plane.ts'
 import type { ControlPlane } from './control-plane.ts'
 import { kubectlFor, mustKubectl } from './kubectl.ts'
 import type { Kubectl } from './kubectl.ts'
