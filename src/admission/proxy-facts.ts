@@ -1,21 +1,21 @@
 /**
  * What the proxy Deployment and Scale rules need from the cluster, read with DESIGN §4.2's
- * freshness rule: the cache is an optimisation, never a source of stale truth. A cached owner or
- * ConfigMap is used only when it is there, is the incarnation the ownerReference names, and agrees
- * with what the request already carries; otherwise the API server is asked before deciding. A
- * request without the value (a first write) is settled live too.
+ * freshness rule: the owner and the RunConfig ConfigMap are read live, in parallel, for every
+ * proxy Deployment write. The cache cannot prove it is current: a request may carry the same
+ * stale checksum the cache holds while the watch lags (an operator's get-modify-update), and
+ * stamping that would leave pods unrolled on a config change. A read that fails or misses the
+ * deadline throws ClusterReadError, which admission answers in-band, naming what it could not read.
  */
 
-import type { ClusterView, ObjectKey } from '../cluster/view.ts'
-import { effectiveContentChecksum } from '../policy/content-checksum.ts'
-import { isRecord, stringMap } from '../policy/kube.ts'
-import type { KubeObject } from '../policy/kube.ts'
-import { ANNOTATIONS, runConfigMapName } from '../policy/names.ts'
+import type { ClusterView } from '../cluster/view.ts'
+import { runConfigMapName } from '../policy/names.ts'
 import type { ProxyDeploymentFacts } from '../policy/proxy-deployment.ts'
 import { isSameOwner, proxyOwnerOf } from '../policy/proxy-owner.ts'
-import type { ProxyOwner } from '../policy/proxy-owner.ts'
 import type { ScaleFacts } from '../policy/stdio-scale.ts'
 import type { AdmissionRequest } from './review.ts'
+
+/** How long the live reads of one admission request may take: well inside the webhook's 5 s. */
+export const LIVE_READ_DEADLINE_MS = 2_000
 
 /** Owner, RunConfig ConfigMap and stored Deployment for a proxy Deployment CREATE/UPDATE. */
 export async function gatherProxyDeploymentFacts(
@@ -27,76 +27,34 @@ export async function gatherProxyDeploymentFacts(
   const namespace = request.namespace ?? ''
   if (!deployment || !reference)
     return { owner: undefined, runConfigMap: undefined, stored: undefined }
-  const annotations = podTemplateAnnotations(deployment)
+  const live = { live: true, signal: AbortSignal.timeout(LIVE_READ_DEADLINE_MS) }
   const [owner, runConfigMap] = await Promise.all([
-    freshOwner(view, reference, namespace, annotations?.[ANNOTATIONS.mcpServerGeneration]),
-    freshRunConfigMap(
-      view,
-      namespace,
-      runConfigMapName(reference.kind, reference.name),
-      annotations?.[ANNOTATIONS.runConfigChecksum],
+    view.get({ kind: reference.kind, namespace, name: reference.name }, live),
+    view.get(
+      { kind: 'ConfigMap', namespace, name: runConfigMapName(reference.kind, reference.name) },
+      live,
     ),
   ])
   return { owner, runConfigMap, stored: request.oldObject ?? undefined }
 }
 
-/** The Deployment behind a `deployments/scale` request (read live: Deployments are not cached) and its owner. */
+/**
+ * The Deployment behind a `deployments/scale` request (read live: Deployments are not cached) and
+ * its owner, from the cache when it is the incarnation the Deployment names: only the transport
+ * matters here, and a scale does not race the operator's config changes.
+ */
 export async function gatherScaleFacts(
   request: AdmissionRequest,
   view: ClusterView,
 ): Promise<ScaleFacts> {
   const namespace = request.namespace ?? ''
   const name = request.name ?? ''
-  const deployment = await view.get({ kind: 'Deployment', namespace, name }, { live: true })
+  const live = { live: true, signal: AbortSignal.timeout(LIVE_READ_DEADLINE_MS) }
+  const deployment = await view.get({ kind: 'Deployment', namespace, name }, live)
   const reference = proxyOwnerOf(deployment)
   if (!reference) return { deployment, owner: undefined }
-  return { deployment, owner: await freshOwner(view, reference, namespace, undefined, false) }
-}
-
-/**
- * The owner, live unless the cached copy is the same incarnation and (for MCPServer, when
- * `mustAgree`) its generation equals the one the request carries.
- */
-async function freshOwner(
-  view: ClusterView,
-  reference: ProxyOwner,
-  namespace: string,
-  requestedGeneration: string | undefined,
-  mustAgree = true,
-): Promise<KubeObject | undefined> {
-  const key: ObjectKey = { kind: reference.kind, namespace, name: reference.name }
+  const key = { kind: reference.kind, namespace, name: reference.name }
   const cached = await view.get(key)
-  const agrees =
-    cached !== undefined &&
-    isSameOwner(reference, cached) &&
-    (!mustAgree ||
-      reference.kind !== 'MCPServer' ||
-      requestedGeneration === String(cached.metadata?.generation))
-  return agrees ? cached : view.get(key, { live: true })
-}
-
-/** The RunConfig ConfigMap, live unless the cached checksum equals the one the request carries. */
-async function freshRunConfigMap(
-  view: ClusterView,
-  namespace: string,
-  name: string,
-  requestedChecksum: string | undefined,
-): Promise<KubeObject | undefined> {
-  const key: ObjectKey = { kind: 'ConfigMap', namespace, name }
-  const cached = await view.get(key)
-  if (
-    cached &&
-    requestedChecksum !== undefined &&
-    effectiveContentChecksum(cached) === requestedChecksum
-  )
-    return cached
-  return view.get(key, { live: true })
-}
-
-function podTemplateAnnotations(deployment: KubeObject): Record<string, string> | undefined {
-  const spec = deployment.spec
-  const template = isRecord(spec) ? spec.template : undefined
-  return isRecord(template) && isRecord(template.metadata)
-    ? stringMap(template.metadata.annotations)
-    : undefined
+  const owner = cached && isSameOwner(reference, cached) ? cached : await view.get(key, live)
+  return { deployment, owner }
 }

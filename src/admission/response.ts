@@ -73,18 +73,13 @@ export function denied(
   return withWarnings({ uid, allowed: false, status }, warnings)
 }
 
-/** Denies because the request could not be handled (bad input: 400, our fault: 500). */
-export function errored(uid: string, code: number, message: string): AdmissionResponse {
-  return {
-    uid,
-    allowed: false,
-    status: {
-      status: 'Failure',
-      message,
-      reason: code >= 500 ? 'InternalError' : 'BadRequest',
-      code,
-    },
-  }
+/**
+ * Denies because the request could not be handled: bad input (400), a fact the API server did
+ * not give in time (503, the writer retries), our fault (500).
+ */
+export function errored(uid: string, code: 400 | 500 | 503, message: string): AdmissionResponse {
+  const reason = { 400: 'BadRequest', 500: 'InternalError', 503: 'ServiceUnavailable' }[code]
+  return { uid, allowed: false, status: { status: 'Failure', message, reason, code } }
 }
 
 /** Wraps a response in a review of the version the request came in. */

@@ -1,7 +1,6 @@
 /** The product's route table: which policy answers which request (DESIGN §3–§5). */
 
 import { RUN_CONFIG_MAP_WRITES, mutateRunConfigMap } from '../policy/content-checksum.ts'
-import type { KubeObject } from '../policy/kube.ts'
 import { PROXY_DEPLOYMENT_WRITES, mutateProxyDeployment } from '../policy/proxy-deployment.ts'
 import { ratchet } from '../policy/ratchet.ts'
 import { STDIO_SCALE_WRITES, capStdioScale } from '../policy/stdio-scale.ts'
@@ -71,7 +70,7 @@ export function productRoutes(): Route[] {
       operations: ['DELETE'],
       handler: validatingHandler({
         gather: gatherReferencingServers,
-        validate: (input, servers) => validateWebhookConfigDelete(nameOf(input.oldObject), servers),
+        validate: (input, servers) => validateWebhookConfigDelete(input.oldObject, servers),
       }),
     },
     ...(['MCPServer', 'MCPRemoteProxy', 'VirtualMCPServer'] as const).map((kind): Route => ({
@@ -87,9 +86,4 @@ export function productRoutes(): Route[] {
       }),
     })),
   ]
-}
-
-function nameOf(object: KubeObject | undefined): string {
-  const name = object?.metadata?.name
-  return typeof name === 'string' ? name : ''
 }

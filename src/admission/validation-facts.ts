@@ -1,6 +1,7 @@
 /** What the DESIGN §5 validators need from the cluster view. */
 
 import type { ClusterView } from '../cluster/view.ts'
+import { LIVE_READ_DEADLINE_MS } from './proxy-facts.ts'
 import { isRecord } from '../policy/kube.ts'
 import type { WorkloadFacts } from '../policy/workload-validation.ts'
 import type { AdmissionRequest } from './review.ts'
@@ -18,11 +19,17 @@ export async function gatherWorkloadFacts(
   return { webhookConfigExists: config !== undefined }
 }
 
-/** The MCPServers in the namespace that reference the config being deleted (from the view's index). */
+/**
+ * The MCPServers in the namespace that reference the config being deleted, listed live (DESIGN
+ * §5.1): a reference created a moment ago, not yet in the cache, counts.
+ */
 export async function gatherReferencingServers(
   request: AdmissionRequest,
   view: ClusterView,
 ): Promise<string[]> {
   if (request.namespace === undefined || request.name === undefined) return []
-  return view.serversReferencingWebhookConfig(request.namespace, request.name)
+  return view.serversReferencingWebhookConfig(request.namespace, request.name, {
+    live: true,
+    signal: AbortSignal.timeout(LIVE_READ_DEADLINE_MS),
+  })
 }

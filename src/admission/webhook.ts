@@ -3,6 +3,7 @@
  * envelope, route, run the policy, wrap the verdict in a review of the version received.
  */
 
+import { ClusterReadError } from '../cluster/view.ts'
 import type { ClusterView } from '../cluster/view.ts'
 import { decodeReview } from './decode.ts'
 import { allowed, errored, toReview } from './response.ts'
@@ -56,6 +57,14 @@ export function createAdmission({ view, routes = productRoutes() }: AdmissionOpt
       } catch (error) {
         // Nesting too deep for a recursive step (the JSON Patch diff) is the request's doing: a
         // 400 the client can act on, not an internal error. The API server never sends such objects.
+        // A live read that failed is not a bug: say in-band what could not be read (the writer
+        // retries) instead of deciding from a cache that may be stale (DESIGN §4.2).
+        if (error instanceof ClusterReadError)
+          return {
+            ok: true,
+            review: toReview(apiVersion, errored(request.uid, 503, error.message)),
+            request,
+          }
         const response = isStackOverflow(error)
           ? errored(request.uid, 400, 'the object is nested too deeply to admit')
           : errored(request.uid, 500, `internal error while admitting: ${describe(error)}`)

@@ -45,10 +45,24 @@ export class KubeApi {
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 5_000
   }
 
-  /** GETs a JSON document; `undefined` for 404, a KubeApiError for anything else but 200. */
-  async get(path: string, query: Query = {}): Promise<Record<string, unknown> | undefined> {
-    const response = await this.#request(path, query, this.#requestTimeoutMs)
-    const body = await readBody(response)
+  /**
+   * GETs a JSON document; `undefined` for 404, a KubeApiError for anything else but 200. `signal`
+   * bounds the whole read, including time spent waiting for a pooled socket.
+   */
+  async get(
+    path: string,
+    query: Query = {},
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown> | undefined> {
+    let response: http.IncomingMessage
+    let body: string
+    try {
+      response = await this.#request(path, query, this.#requestTimeoutMs, signal)
+      body = await readBody(response)
+    } catch (error) {
+      if (signal?.aborted) throw new KubeApiError(`GET ${path}: ${abortReason(signal)}`, 0)
+      throw error
+    }
     if (response.statusCode === 404) return undefined
     if (response.statusCode !== 200) throw apiError(path, response.statusCode ?? 0, body)
     return JSON.parse(body) as Record<string, unknown>
@@ -189,6 +203,13 @@ export class KubeApi {
   close(): void {
     this.#agent?.destroy()
   }
+}
+
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason
+  if (reason instanceof Error && reason.name === 'TimeoutError')
+    return 'no answer before the deadline'
+  return reason instanceof Error ? reason.message : 'aborted'
 }
 
 function newAgent(protocol: string, tls: https.RequestOptions): http.Agent {

@@ -7,12 +7,13 @@
 import type { Logger } from 'pino'
 import type { KubeObject } from '../policy/kube.ts'
 import type { KubeApi } from './kube-api.ts'
-import { MemoryView, objectKey } from './memory-view.ts'
+import { MemoryView, objectKey, webhookConfigRefName } from './memory-view.ts'
 import { Reflector } from './reflector.ts'
 import type { ReflectorOptions, ReflectorStore } from './reflector.ts'
 import { LIVE_ONLY_RESOURCES, VIEW_RESOURCES, resourcePath } from './resources.ts'
 import type { ViewResource } from './resources.ts'
 import { trimForView } from './trim.ts'
+import { ClusterReadError } from './view.ts'
 import type { ClusterView, ObjectKey, ReadOptions } from './view.ts'
 
 export interface KubeViewOptions {
@@ -66,6 +67,7 @@ export class KubeView implements ClusterView {
     return this.#cache.get(key)
   }
 
+  /** The cached object, or the API server's when `live` or on a miss; a failed read throws ClusterReadError. */
   async get(key: ObjectKey, options: ReadOptions = {}): Promise<KubeObject | undefined> {
     if (!options.live) {
       const cached = await this.#cache.get(key)
@@ -73,8 +75,12 @@ export class KubeView implements ClusterView {
     }
     const resource = this.#resources.get(key.kind)
     if (!resource) return undefined
-    const object = await this.#api.get(resourcePath(resource, key))
-    return object ? trimForView(key.kind, { ...object, kind: key.kind }) : undefined
+    try {
+      const object = await this.#api.get(resourcePath(resource, key), {}, options.signal)
+      return object ? trimForView(key.kind, { ...object, kind: key.kind }) : undefined
+    } catch (error) {
+      throw new ClusterReadError(`${key.kind} ${key.namespace}/${key.name}`, error)
+    }
   }
 
   /** The keys of every cached object of `kind`. */
@@ -92,8 +98,45 @@ export class KubeView implements ClusterView {
     if (key) for (const listener of this.#listeners) listener(key)
   }
 
-  serversReferencingWebhookConfig(namespace: string, configName: string): Promise<string[]> {
-    return this.#cache.serversReferencingWebhookConfig(namespace, configName)
+  serversReferencingWebhookConfig(
+    namespace: string,
+    configName: string,
+    options: ReadOptions = {},
+  ): Promise<string[]> {
+    if (!options.live) return this.#cache.serversReferencingWebhookConfig(namespace, configName)
+    return this.#listReferencingServers(namespace, configName, options.signal)
+  }
+
+  /** Lists the namespace's MCPServers from the API server, a page at a time. */
+  async #listReferencingServers(
+    namespace: string,
+    configName: string,
+    signal: AbortSignal | undefined,
+  ): Promise<string[]> {
+    const resource = this.#resources.get('MCPServer')
+    if (!resource) return []
+    const path = resourcePath(resource, { namespace, name: '' }).replace(/\/$/, '')
+    const names: string[] = []
+    let next: string | undefined
+    try {
+      do {
+        const page = await this.#api.get(path, { limit: 500, continue: next }, signal)
+        const items = Array.isArray(page?.['items']) ? (page['items'] as KubeObject[]) : []
+        for (const item of items) {
+          const name = item.metadata?.name
+          if (typeof name === 'string' && webhookConfigRefName(item) === configName)
+            names.push(name)
+        }
+        const metadata = page?.['metadata'] as { continue?: unknown } | undefined
+        next =
+          typeof metadata?.continue === 'string' && metadata.continue !== ''
+            ? metadata.continue
+            : undefined
+      } while (next !== undefined)
+    } catch (error) {
+      throw new ClusterReadError(`the MCPServers of namespace ${namespace}`, error)
+    }
+    return names.sort()
   }
 
   #storeFor(resource: ViewResource): ReflectorStore {

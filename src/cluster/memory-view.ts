@@ -84,7 +84,12 @@ export function objectKey(object: KubeObject, defaultNamespace = 'default'): Obj
 }
 
 function webhookConfigRefOf(key: ObjectKey, object: KubeObject): string | undefined {
-  if (key.kind !== 'MCPServer' || !isRecord(object.spec)) return undefined
+  return key.kind === 'MCPServer' ? webhookConfigRefName(object) : undefined
+}
+
+/** The MCPWebhookConfig an MCPServer names in `spec.webhookConfigRef.name`, if any. */
+export function webhookConfigRefName(object: KubeObject): string | undefined {
+  if (!isRecord(object.spec)) return undefined
   const ref = object.spec.webhookConfigRef
   return isRecord(ref) && typeof ref.name === 'string' && ref.name !== '' ? ref.name : undefined
 }

@@ -22,13 +22,33 @@ export interface ObjectKey {
 export interface ReadOptions {
   /** Bypass any cache and read what the API server holds now (DESIGN §4.2 freshness). */
   readonly live?: boolean
+  /** Ends a live read: admission gives every read a deadline inside the webhook's timeout. */
+  readonly signal?: AbortSignal
+}
+
+/**
+ * A live read that did not succeed. Admission answers it in-band with this message rather than
+ * deciding from the cache (DESIGN §4.2); the writer (the operator) retries.
+ */
+export class ClusterReadError extends Error {
+  override name = 'ClusterReadError'
+  constructor(what: string, cause: unknown) {
+    super(
+      `cannot read ${what} from the API server: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    )
+  }
 }
 
 export interface ClusterView {
   /** The object, or undefined when it does not exist. */
   get(key: ObjectKey, options?: ReadOptions): Promise<KubeObject | undefined>
   /** Names of the MCPServers in `namespace` whose `spec.webhookConfigRef.name` is `configName`. */
-  serversReferencingWebhookConfig(namespace: string, configName: string): Promise<string[]>
+  serversReferencingWebhookConfig(
+    namespace: string,
+    configName: string,
+    options?: ReadOptions,
+  ): Promise<string[]>
   /** True once the view reflects the cluster (always true for in-memory views). */
   isSynced(): boolean
 }

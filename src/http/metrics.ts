@@ -16,6 +16,7 @@ export interface Metrics {
   readonly reconciles: Counter<'kind' | 'result'>
   readonly reconcileSeconds: Histogram<'kind'>
   readonly statusWrites: Counter<'kind'>
+  readonly statusFieldsYielded: Counter<'kind' | 'condition'>
   readonly reconcilerQueueDepth: Gauge
   readonly reconcilerLeader: Gauge
 }
@@ -78,6 +79,12 @@ export function createMetrics(): Metrics {
       name: 'mcp_admission_status_writes_total',
       help: 'Status subresource writes (server-side apply) by kind.',
       labelNames: ['kind'],
+      registers: [registry],
+    }),
+    statusFieldsYielded: new Counter({
+      name: 'mcp_admission_status_fields_yielded_total',
+      help: 'Status conditions left to another field manager that owns them, by kind and condition type (counted per reconcile).',
+      labelNames: ['kind', 'condition'],
       registers: [registry],
     }),
     reconcilerQueueDepth: new Gauge({

@@ -21,6 +21,12 @@ export const ANNOTATIONS = {
   podVolumesHash: 'toolhive.stacklok.io/podvolumes-hash',
 } as const
 
+/**
+ * The finalizer recent ToolHive operators put on an MCPWebhookConfig: it holds a deleted config
+ * until no MCPServer references it (DESIGN §5.1).
+ */
+export const WEBHOOK_CONFIG_FINALIZER = 'mcpwebhookconfig.toolhive.stacklok.dev/finalizer'
+
 export const RUNCONFIG_COMPONENT_LABEL = 'toolhive.stacklok.io/component'
 export const RUNCONFIG_COMPONENTS = ['run-config', 'vmcp-config'] as const
 

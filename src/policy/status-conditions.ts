@@ -1,12 +1,11 @@
 /**
- * DESIGN §6: the status the reconciler stamps on ToolHive resources — its own conditions,
- * `observedGeneration` and, for MCPWebhookConfig, `configHash`. Pure: the caller passes the time.
- * The reconciler applies these fields with its own field manager, so it owns only the condition
- * types listed here and never touches conditions written by the operator.
+ * DESIGN §6: the status conditions the reconciler stamps on ToolHive resources. Pure: the caller
+ * passes the time. Only conditions: the top-level `status.observedGeneration` says the operator
+ * has acted on a generation, which the reconciler cannot claim, and `configHash` is the
+ * operator's. Each condition carries its own `observedGeneration`. The reconciler applies these
+ * with its own field manager and leaves out any type another manager owns (field-ownership.ts).
  */
 
-import { createHash } from 'node:crypto'
-import { canonicalJson } from './canonical-json.ts'
 import { formatViolations } from './field-errors.ts'
 import { groupOf, isRecord } from './kube.ts'
 import type { JsonObject, KubeObject } from './kube.ts'
@@ -33,8 +32,6 @@ export type DesiredCondition = Omit<Condition, 'lastTransitionTime'>
 
 export interface DesiredStatus {
   readonly conditions: readonly DesiredCondition[]
-  readonly observedGeneration?: number
-  readonly configHash?: string
 }
 
 /** metav1.Condition's limit on `message`; counted in UTF-8 bytes, the stricter reading. */
@@ -95,7 +92,7 @@ export const CONDITIONS = {
   },
 } as const satisfies Record<string, DesiredCondition>
 
-/** The status DESIGN §6 wants on a ToolHive object (any version), or undefined for other kinds. */
+/** The conditions DESIGN §6 wants on a ToolHive object (any version), or undefined for other kinds. */
 export function desiredStatus(object: KubeObject): DesiredStatus | undefined {
   const untrusted: unknown = object
   if (!isRecord(untrusted) || groupOf(untrusted.apiVersion) !== TOOLHIVE_GROUP) return undefined
@@ -105,10 +102,8 @@ export function desiredStatus(object: KubeObject): DesiredStatus | undefined {
   // A copy each time: the caller may keep or change what it gets without touching CONDITIONS.
   const stamp = (condition: DesiredCondition): DesiredCondition =>
     generation === undefined ? { ...condition } : { ...condition, observedGeneration: generation }
-  const status = (conditions: DesiredCondition[], configHash?: string): DesiredStatus => ({
+  const status = (conditions: DesiredCondition[]): DesiredStatus => ({
     conditions: conditions.map(stamp),
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
-    ...(configHash === undefined ? {} : { configHash }),
   })
   switch (untrusted.kind) {
     case 'MCPServer':
@@ -117,20 +112,10 @@ export function desiredStatus(object: KubeObject): DesiredStatus | undefined {
     case 'VirtualMCPServer':
       return status([sessionStorageCondition(spec)])
     case 'MCPWebhookConfig':
-      return status([validCondition(untrusted)], configHash(untrusted.spec))
+      return status([validCondition(untrusted)])
     default:
       return undefined
   }
-}
-
-/**
- * Lowercase hex SHA-256 of the spec's canonical JSON (canonical-json.ts: keys in code point order,
- * arrays in order, no whitespace). An absent spec hashes as `null`, as Kubernetes treats both alike.
- */
-export function configHash(spec: unknown): string {
-  return createHash('sha256')
-    .update(canonicalJson(spec ?? null), 'utf8')
-    .digest('hex')
 }
 
 /**
@@ -168,12 +153,6 @@ export function mergeConditions(
  */
 export function statusNeedsWrite(currentStatus: unknown, desired: DesiredStatus): boolean {
   const status: JsonObject = isRecord(currentStatus) ? currentStatus : {}
-  if (
-    desired.observedGeneration !== undefined &&
-    status.observedGeneration !== desired.observedGeneration
-  )
-    return true
-  if (desired.configHash !== undefined && status.configHash !== desired.configHash) return true
   const current = conditionsByType(status.conditions)
   return desired.conditions.some((condition) => {
     const before = current.get(condition.type)

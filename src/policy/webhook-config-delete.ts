@@ -1,30 +1,50 @@
-/** DESIGN §5.1 DELETE: an MCPWebhookConfig cannot be deleted while an MCPServer references it. */
+/**
+ * DESIGN §5.1 DELETE of an MCPWebhookConfig that MCPServers in its namespace still reference.
+ * Recent operators protect such a config with a finalizer: the delete is accepted and the object
+ * stays until the last reference is gone, so a bundle deletes in any order (`kubectl delete -f`,
+ * Helm uninstall, GitOps pruning). Only where nothing protects it (an older operator) is it denied.
+ */
 
 import { violation } from './field-errors.ts'
+import { isRecord } from './kube.ts'
+import type { KubeObject } from './kube.ts'
+import { WEBHOOK_CONFIG_FINALIZER } from './names.ts'
 import type { ValidationResult } from './result.ts'
+import { shortWarning } from './warnings.ts'
 
 /**
- * Denies deleting `configName` while `referencingServers` (MCPServer names in its namespace whose
- * `spec.webhookConfigRef.name` is `configName`) is non-empty. The violation is on the whole object
- * (field `''`): nothing in the deleted object is wrong, its references elsewhere are.
+ * Allows deleting `config` with a warning naming `referencingServers` (MCPServer names in its
+ * namespace whose `spec.webhookConfigRef.name` is the config's) when the operator's finalizer
+ * holds it; denies otherwise. The violation is on the whole object (field `''`): nothing in the
+ * deleted object is wrong, its references elsewhere are.
  */
 export function validateWebhookConfigDelete(
-  configName: string,
+  config: KubeObject | undefined,
   referencingServers: readonly string[],
 ): ValidationResult {
   if (referencingServers.length === 0) return { violations: [], warnings: [] }
-  // Sorted and de-duplicated so the message is stable whatever order the cache lists them in.
+  // Sorted and de-duplicated so the message is stable whatever order the list came in.
   const names = [...new Set(referencingServers)].sort()
   const workloads = names.map((name) => `MCPServer ${name}`).join(', ')
+  if (hasFinalizer(config, WEBHOOK_CONFIG_FINALIZER)) {
+    return { violations: [], warnings: [shortWarning(`deletion waits for ${workloads}`)] }
+  }
+  const name = config?.metadata?.name
   const pronoun = names.length === 1 ? 'it' : 'them'
   return {
     violations: [
       violation.forbidden(
         '',
-        `MCPWebhookConfig ${JSON.stringify(configName)} is still referenced by ${workloads}; ` +
+        `MCPWebhookConfig ${JSON.stringify(typeof name === 'string' ? name : '')} is still referenced by ${workloads}; ` +
           `remove spec.webhookConfigRef from ${pronoun} first`,
       ),
     ],
     warnings: [],
   }
+}
+
+function hasFinalizer(object: KubeObject | undefined, finalizer: string): boolean {
+  const metadata: unknown = object?.metadata
+  const finalizers = isRecord(metadata) ? metadata.finalizers : undefined
+  return Array.isArray(finalizers) && finalizers.includes(finalizer)
 }

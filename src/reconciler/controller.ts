@@ -65,6 +65,9 @@ export function startReconciler(deps: {
         onWrite: (kind) => {
           metrics.statusWrites.inc({ kind })
         },
+        onYield: (kind, condition) => {
+          metrics.statusFieldsYielded.inc({ kind, condition })
+        },
       })
       queue.start(reconcile)
       const add = (key: string) => {

@@ -1,19 +1,27 @@
 /**
- * reconcile(key): read the cached object, compute its status with the pure rules of
- * policy/status-conditions.ts, and apply it only when it differs from what is stored (ignoring
- * lastTransitionTime). The watch then brings the new status back, and the next reconcile of the
- * key finds nothing to do.
+ * reconcile(key): decide from the cached object whether any of this controller's conditions is
+ * missing or stale (policy/status-conditions.ts); only then read the object live, with its
+ * managedFields, and apply the conditions that no other field manager owns (DESIGN §6). A
+ * condition the operator writes itself is left to it, so beside an operator that manages these
+ * conditions nothing is written; beside one that does not, they are stamped. A conflict on apply
+ * (the owner appeared between the read and the write) drops the named conditions and tries again.
  */
 
 import type { Logger } from 'pino'
 import type { KubeApi } from '../cluster/kube-api.ts'
 import type { KubeView } from '../cluster/kube-view.ts'
-import { VIEW_RESOURCES } from '../cluster/resources.ts'
+import { VIEW_RESOURCES, resourcePath } from '../cluster/resources.ts'
 import type { ObjectKey } from '../cluster/view.ts'
+import {
+  conditionTypesOwnedByOthers,
+  conflictingConditionTypes,
+} from '../policy/field-ownership.ts'
 import { isRecord } from '../policy/kube.ts'
+import type { KubeObject } from '../policy/kube.ts'
 import { desiredStatus, mergeConditions, statusNeedsWrite } from '../policy/status-conditions.ts'
+import type { DesiredCondition } from '../policy/status-conditions.ts'
 import type { ReconcileOutcome } from './queue.ts'
-import { applyStatus } from './status-client.ts'
+import { FIELD_MANAGER, applyStatus } from './status-client.ts'
 
 /** The kinds whose status this controller stamps. */
 export const RECONCILED_KINDS = [
@@ -23,14 +31,19 @@ export const RECONCILED_KINDS = [
   'MCPWebhookConfig',
 ] as const
 
+/** Conflicts in a row before giving up for now (each one drops at least one condition). */
+const MAX_CONFLICTS = 3
+
 export interface ReconcileDeps {
-  readonly api: KubeApi
+  readonly api: Pick<KubeApi, 'get' | 'write'>
   readonly view: Pick<KubeView, 'cached'>
   readonly logger: Logger
   /** Aborted when leadership is lost: no write may start after that. */
   readonly leadership: AbortSignal
   readonly now?: () => string
   readonly onWrite?: (kind: string) => void
+  /** Called with each condition type left to another field manager. */
+  readonly onYield?: (kind: string, conditionType: string) => void
 }
 
 /** `Kind/namespace/name`, the queue's key. */
@@ -51,35 +64,67 @@ export function createReconcile(deps: ReconcileDeps): (key: string) => Promise<R
     const key = parseKey(text)
     const resource = VIEW_RESOURCES.find((candidate) => candidate.kind === key?.kind)
     if (!key || !resource) return { result: 'done' }
-    const object = await deps.view.cached(key)
-    if (!object) return { result: 'done' }
-    const desired = desiredStatus(object)
-    if (!desired || !statusNeedsWrite(object.status, desired)) return { result: 'done' }
-    if (deps.leadership.aborted) return { result: 'done' }
+    // The cache has no managedFields: it only says whether a closer look is worth a read.
+    const cached = await deps.view.cached(key)
+    const wanted = cached && desiredStatus(cached)
+    if (!wanted || !statusNeedsWrite(cached.status, wanted)) return { result: 'done' }
+    // A function, not a property read: leadership can end during any await below.
+    const leading = () => !deps.leadership.aborted
+    if (!leading()) return { result: 'done' }
 
-    const current = isRecord(object.status) ? object.status.conditions : undefined
-    const status: Record<string, unknown> = {
-      conditions: mergeConditions(current, desired.conditions, now()),
+    let live: KubeObject | undefined
+    try {
+      live = (await deps.api.get(resourcePath(resource, key)))
+    } catch (error) {
+      return { result: 'retry', error: error instanceof Error ? error : new Error(String(error)) }
     }
-    if (desired.observedGeneration !== undefined)
-      status['observedGeneration'] = desired.observedGeneration
-    if (desired.configHash !== undefined) status['configHash'] = desired.configHash
-    const outcome = await applyStatus(deps.api, resource, key, status)
-    switch (outcome.result) {
-      case 'written':
-        deps.onWrite?.(key.kind)
-        deps.logger.debug({ key: text }, 'status written')
+    if (!live) return { result: 'done' }
+    const yielded = conditionTypesOwnedByOthers(live.metadata?.managedFields, FIELD_MANAGER)
+    let own = ownConditions(live, yielded)
+    for (const type of yielded) deps.onYield?.(key.kind, type)
+
+    for (let conflicts = 0; ; conflicts++) {
+      if (own.length === 0 || !statusNeedsWrite(live.status, { conditions: own }))
         return { result: 'done' }
-      case 'gone':
-        return { result: 'done' }
-      case 'retry':
-        return { result: 'retry', error: new Error(outcome.reason) }
-      case 'refused':
-        deps.logger.error(
-          { key: text, reason: outcome.reason },
-          'status write refused; not retrying',
-        )
-        return { result: 'done' }
+      if (!leading()) return { result: 'done' }
+      const current = isRecord(live.status) ? live.status.conditions : undefined
+      const status = { conditions: mergeConditions(current, own, now()) }
+      const outcome = await applyStatus(deps.api, resource, key, status)
+      switch (outcome.result) {
+        case 'written':
+          deps.onWrite?.(key.kind)
+          deps.logger.debug({ key: text, conditions: own.map((c) => c.type) }, 'status written')
+          return { result: 'done' }
+        case 'gone':
+          return { result: 'done' }
+        case 'conflict': {
+          const taken = conflictingConditionTypes(outcome.fields)
+          const before = own.length
+          own = own.filter((condition) => !taken.has(condition.type))
+          for (const type of taken) deps.onYield?.(key.kind, type)
+          // Nothing of ours was named, or conflicts keep coming: read again later.
+          if (own.length === before || conflicts + 1 >= MAX_CONFLICTS)
+            return {
+              result: 'retry',
+              error: new Error(`apply conflict on ${outcome.fields.join(', ')}`),
+            }
+          break
+        }
+        case 'retry':
+          return { result: 'retry', error: new Error(outcome.reason) }
+        case 'refused':
+          deps.logger.error(
+            { key: text, reason: outcome.reason },
+            'status write refused; not retrying',
+          )
+          return { result: 'done' }
+      }
     }
   }
+}
+
+/** This controller's conditions for the object as it is now, less those another manager owns. */
+function ownConditions(live: KubeObject, yielded: ReadonlySet<string>): DesiredCondition[] {
+  const desired = desiredStatus(live)
+  return (desired?.conditions ?? []).filter((condition) => !yielded.has(condition.type))
 }

@@ -1,8 +1,9 @@
 /**
  * Writes status by server-side apply on the `status` subresource with the service's own field
- * manager. The applied object holds only the fields this controller owns, so conditions of other
- * types (owned by the ToolHive operator or anyone else) are left alone: `conditions` is a
- * list-map keyed by `type` in the CRDs. Spec, metadata and other objects are never written.
+ * manager, **without force**: a field another manager owns is never taken over; the API server
+ * answers 409 naming it instead, and the caller leaves it to its owner. The applied object holds
+ * only this controller's conditions, so conditions of other types are left alone (`conditions`
+ * is a list-map keyed by `type` in the CRDs). Spec, metadata and other objects are never written.
  */
 
 import type { KubeApi } from '../cluster/kube-api.ts'
@@ -15,14 +16,16 @@ export type ApplyOutcome =
   | { readonly result: 'written' }
   /** The object is gone: nothing left to do. */
   | { readonly result: 'gone' }
-  /** Conflict, throttling, a server error or no answer: try again later. */
+  /** Another field manager owns these fields (`.status.conditions[type="X"]…`). */
+  | { readonly result: 'conflict'; readonly fields: readonly string[] }
+  /** Throttling, a server error or no answer: try again later. */
   | { readonly result: 'retry'; readonly reason: string }
   /** Refused for good (e.g. 422): retrying the same write cannot help. */
   | { readonly result: 'refused'; readonly reason: string }
 
 /** Applies `status` to one object; never throws. */
 export async function applyStatus(
-  api: KubeApi,
+  api: Pick<KubeApi, 'write'>,
   resource: ViewResource,
   object: { readonly namespace: string; readonly name: string },
   status: Record<string, unknown>,
@@ -37,16 +40,37 @@ export async function applyStatus(
     const response = await api.write('PATCH', `${resourcePath(resource, object)}/status`, body, {
       // JSON is YAML, so the apply body needs no YAML encoder.
       contentType: 'application/apply-patch+yaml',
-      query: { fieldManager: FIELD_MANAGER, force: true },
+      query: { fieldManager: FIELD_MANAGER },
     })
     const message = response.body?.['message']
     const reason = `${response.status} ${typeof message === 'string' ? message : ''}`.trim()
     if (response.status === 200 || response.status === 201) return { result: 'written' }
     if (response.status === 404) return { result: 'gone' }
-    if (response.status === 409 || response.status === 429 || response.status >= 500)
-      return { result: 'retry', reason }
+    if (response.status === 409) {
+      const fields = conflictFields(response.body)
+      // A 409 without field causes is an optimistic-concurrency conflict: just try again.
+      return fields.length > 0 ? { result: 'conflict', fields } : { result: 'retry', reason }
+    }
+    if (response.status === 429 || response.status >= 500) return { result: 'retry', reason }
     return { result: 'refused', reason }
   } catch (error) {
     return { result: 'retry', reason: error instanceof Error ? error.message : String(error) }
   }
+}
+
+/** The `field` of each cause of a 409 Status (`details.causes[].field`). */
+function conflictFields(body: Record<string, unknown> | undefined): string[] {
+  const details = body?.['details']
+  const causes =
+    typeof details === 'object' && details !== null
+      ? (details as Record<string, unknown>)['causes']
+      : undefined
+  if (!Array.isArray(causes)) return []
+  return causes
+    .map((cause: unknown) =>
+      typeof cause === 'object' && cause !== null
+        ? (cause as Record<string, unknown>)['field']
+        : undefined,
+    )
+    .filter((field): field is string => typeof field === 'string')
 }

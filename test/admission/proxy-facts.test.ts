@@ -1,6 +1,6 @@
 /**
- * DESIGN §4.2 freshness: the cache answers only when it is the owner's incarnation and agrees
- * with the request; everything else is settled by a live read.
+ * DESIGN §4.2 freshness: a proxy Deployment's owner and RunConfig ConfigMap are always read live,
+ * even when the cache agrees with the request (both may be equally stale), with a deadline.
  */
 
 import t from 'tap'
@@ -53,49 +53,48 @@ async function gather(cache: KubeObject[], server: KubeObject[], deployment: Kub
   return { facts, liveReads: view.liveReads }
 }
 
-t.test('a cache that agrees with the request is used as is', async (t) => {
+t.test('a stale cache that agrees with a stale request is not trusted', async (t) => {
+  // An operator's get-modify-update keeps the old values while the service's watch lags.
+  const oldMap = runConfigFor('MCPServer', 'demo', '{"name":"old"}')
   const deployment = deploymentCarrying({
-    [ANNOTATIONS.mcpServerGeneration]: '5',
-    [ANNOTATIONS.runConfigChecksum]: checksum,
+    [ANNOTATIONS.mcpServerGeneration]: '4',
+    [ANNOTATIONS.runConfigChecksum]: effectiveContentChecksum(oldMap)!,
   })
-  const { facts, liveReads } = await gather([fresh, map], [fresh, map], deployment)
-  t.same(liveReads, [])
-  t.equal(facts.owner?.metadata?.generation, 5)
-})
-
-t.test('a request without the values (a first write) is settled live', async (t) => {
-  const { facts, liveReads } = await gather(
-    [stale, map],
-    [fresh, map],
-    deploymentCarrying(undefined),
-  )
+  const { facts, liveReads } = await gather([stale, oldMap], [fresh, map], deployment)
   t.same(liveReads.sort(), ['ConfigMap/demo-runconfig', 'MCPServer/demo'])
-  t.equal(facts.owner?.metadata?.generation, 5, 'the live owner, not the stale cache')
+  t.equal(facts.owner?.metadata?.generation, 5, 'the live owner')
+  t.equal(effectiveContentChecksum(facts.runConfigMap!), checksum, 'the live ConfigMap')
 })
 
-t.test('a request that disagrees with the cache is settled live', async (t) => {
-  const deployment = deploymentCarrying({
-    [ANNOTATIONS.mcpServerGeneration]: '5',
-    [ANNOTATIONS.runConfigChecksum]: 'other',
-  })
-  const { facts, liveReads } = await gather([stale, map], [fresh, map], deployment)
-  t.same(liveReads.sort(), ['ConfigMap/demo-runconfig', 'MCPServer/demo'])
-  t.equal(facts.owner?.metadata?.generation, 5)
-})
-
-t.test('a missing cache entry or another incarnation is settled live', async (t) => {
+t.test('every write is settled live, whatever the request carries', async (t) => {
   const carrying = deploymentCarrying({
     [ANNOTATIONS.mcpServerGeneration]: '5',
     [ANNOTATIONS.runConfigChecksum]: checksum,
   })
-  const missing = await gather([], [fresh, map], carrying)
-  t.same(missing.liveReads.sort(), ['ConfigMap/demo-runconfig', 'MCPServer/demo'])
-  t.equal(missing.facts.runConfigMap?.metadata?.name, 'demo-runconfig')
+  for (const deployment of [carrying, deploymentCarrying(undefined)]) {
+    for (const cache of [[], [fresh, map]]) {
+      const { facts, liveReads } = await gather(cache, [fresh, map], deployment)
+      t.same(liveReads.sort(), ['ConfigMap/demo-runconfig', 'MCPServer/demo'])
+      t.equal(facts.owner?.metadata?.uid, 'demo-uid')
+    }
+  }
+})
 
-  const recreated = workload('MCPServer', 'demo', { generation: 5, uid: 'previous-life' })
-  const incarnation = await gather([recreated, map], [fresh, map], carrying)
-  t.same(incarnation.liveReads, ['MCPServer/demo'])
-  t.equal(incarnation.facts.owner?.metadata?.uid, 'demo-uid')
+t.test('the live reads carry one deadline', async (t) => {
+  const signals: (AbortSignal | undefined)[] = []
+  const view = new SplitView(new MemoryView([]), new MemoryView([fresh, map]))
+  const get = view.get.bind(view)
+  view.get = (key, options) => {
+    signals.push(options?.signal)
+    return get(key, options)
+  }
+  await gatherProxyDeploymentFacts(
+    requestFor(deploymentCarrying(undefined), { operation: 'CREATE', namespace: NAMESPACE }),
+    view,
+  )
+  t.equal(signals.length, 2)
+  t.ok(signals[0] instanceof AbortSignal && signals[0] === signals[1], 'shared by both reads')
+  t.notOk(signals[0]?.aborted, 'not yet expired')
 })
 
 t.test('the stored Deployment is passed on for the generation floor', async (t) => {

@@ -436,7 +436,13 @@ t.test('every warning fits in 120 characters', async (t) => {
   t.ok(warnings.every((w) => w.length <= MAX_WARNING_LENGTH))
 })
 
-t.test('DELETE while referenced: names every MCPServer, sorted', async (t) => {
+const storedConfig = (finalizers?: unknown) => ({
+  apiVersion: 'toolhive.stacklok.dev/v1alpha1',
+  kind: 'MCPWebhookConfig',
+  metadata: { name: 'hooks', namespace: 'team', ...(finalizers ? { finalizers } : {}) },
+})
+
+t.test('DELETE while referenced and unprotected: denied, naming every MCPServer', async (t) => {
   const cases: { servers: string[]; expected: string[] }[] = [
     { servers: [], expected: [] },
     {
@@ -453,8 +459,34 @@ t.test('DELETE while referenced: names every MCPServer, sorted', async (t) => {
     },
   ]
   for (const { servers, expected } of cases) {
-    const result = validateWebhookConfigDelete('hooks', servers)
-    t.same(result.violations.map(formatViolation), expected, servers.join(','))
-    t.same(result.warnings, [])
+    for (const finalizers of [undefined, ['example.com/other'], 'not-a-list']) {
+      const result = validateWebhookConfigDelete(storedConfig(finalizers), servers)
+      t.same(result.violations.map(formatViolation), expected, servers.join(','))
+      t.same(result.warnings, [])
+    }
   }
+  t.match(
+    validateWebhookConfigDelete(undefined, ['a']).violations.map(formatViolation),
+    ['Forbidden: MCPWebhookConfig "" is still referenced by MCPServer a; remove'],
+    'no old object to name',
+  )
+})
+
+t.test('DELETE while referenced and held by the operator finalizer: allowed, warned', async (t) => {
+  const held = storedConfig([
+    'example.com/other',
+    'mcpwebhookconfig.toolhive.stacklok.dev/finalizer',
+  ])
+  t.same(validateWebhookConfigDelete(held, ['b', 'a', 'b']), {
+    violations: [],
+    warnings: ['deletion waits for MCPServer a, MCPServer b'],
+  })
+  t.same(validateWebhookConfigDelete(held, []), { violations: [], warnings: [] })
+  const many = validateWebhookConfigDelete(
+    held,
+    Array.from({ length: 50 }, (_, i) => `server-${i}`),
+  )
+  t.equal(many.violations.length, 0)
+  t.ok(many.warnings[0]!.length <= MAX_WARNING_LENGTH, 'a short warning however many')
+  t.match(many.warnings[0], /^deletion waits for MCPServer server-0, MCPServer server-1, .*…$/)
 })

@@ -1,0 +1,188 @@
+/**
+ * The reconciler's read-compute-write step against a fake status API: it writes only its own
+ * conditions, never with force, leaves every condition another field manager owns to it (read
+ * from managedFields, or named by a 409), and writes nothing when nothing needs writing.
+ */
+
+import t from 'tap'
+import pino from 'pino'
+import { createReconcile } from '../../src/reconciler/reconcile.ts'
+import type { KubeObject } from '../../src/policy/kube.ts'
+
+type Any = Record<string, any>
+const NOW = '2026-11-23T10:00:00Z'
+const KEY = 'VirtualMCPServer/team/vmcp'
+
+function vmcp(status: Any = {}, managedFields: unknown[] = []): KubeObject {
+  return {
+    apiVersion: 'toolhive.stacklok.dev/v1beta1',
+    kind: 'VirtualMCPServer',
+    metadata: { name: 'vmcp', namespace: 'team', generation: 2, managedFields },
+    spec: { replicas: 3 },
+    status,
+  }
+}
+
+/** The condition the operator writes itself: same words, but without observedGeneration. */
+const OPERATOR_CONDITION = {
+  type: 'SessionStorageWarning',
+  status: 'True',
+  reason: 'SessionStorageMissingForReplicas',
+  message:
+    'replicas > 1 but sessionStorage.provider is not redis; sessions are not shared across replicas',
+  lastTransitionTime: '2026-11-23T09:00:00Z',
+}
+const OPERATOR_OWNS = {
+  manager: 'thv-operator',
+  operation: 'Update',
+  subresource: 'status',
+  fieldsV1: {
+    'f:status': {
+      'f:conditions': { 'k:{"type":"SessionStorageWarning"}': { '.': {}, 'f:status': {} } },
+    },
+  },
+}
+
+function fakeApi(live: KubeObject | undefined, answers: { status: number; body?: Any }[] = []) {
+  const writes: { path: string; body: Any; query: Any }[] = []
+  let reads = 0
+  return {
+    writes,
+    get reads() {
+      return reads
+    },
+    api: {
+      get: async () => {
+        reads++
+        return live as Record<string, unknown> | undefined
+      },
+      write: async (_method: string, path: string, body: unknown, options: Any = {}) => {
+        writes.push({ path, body: body as Any, query: options['query'] })
+        return answers.shift() ?? { status: 200, body: {} }
+      },
+    },
+  }
+}
+
+function reconcileWith(cached: KubeObject | undefined, fake: ReturnType<typeof fakeApi>) {
+  const yielded: string[] = []
+  const reconcile = createReconcile({
+    api: fake.api as never,
+    view: { cached: async () => cached },
+    logger: pino({ level: 'silent' }),
+    leadership: new AbortController().signal,
+    now: () => NOW,
+    onYield: (_kind, type) => yielded.push(type),
+  })
+  return { run: () => reconcile(KEY), yielded }
+}
+
+t.test('beside an operator that owns the condition: no write at all', async (t) => {
+  const object = vmcp({ conditions: [OPERATOR_CONDITION] }, [OPERATOR_OWNS])
+  const fake = fakeApi(object)
+  const { run, yielded } = reconcileWith(object, fake)
+  t.same(await run(), { result: 'done' })
+  t.equal(fake.writes.length, 0, 'no write')
+  t.same(yielded, ['SessionStorageWarning'], 'counted as left to its owner')
+})
+
+t.test('where no one else writes it: stamped by apply without force', async (t) => {
+  const object = vmcp()
+  const fake = fakeApi(object)
+  const { run } = reconcileWith(object, fake)
+  t.same(await run(), { result: 'done' })
+  t.equal(fake.writes.length, 1)
+  const [write] = fake.writes
+  t.equal(
+    write?.path,
+    '/apis/toolhive.stacklok.dev/v1beta1/namespaces/team/virtualmcpservers/vmcp/status',
+  )
+  t.same(write?.query, { fieldManager: 'mcp-admission-status' }, 'no force')
+  t.same(Object.keys(write?.body['status']), ['conditions'], 'no observedGeneration, no configHash')
+  t.match(write?.body['status'].conditions, [
+    {
+      type: 'SessionStorageWarning',
+      status: 'True',
+      observedGeneration: 2,
+      lastTransitionTime: NOW,
+    },
+  ])
+})
+
+t.test('an up-to-date cache needs no read and no write', async (t) => {
+  const written = vmcp({ conditions: [{ ...OPERATOR_CONDITION, observedGeneration: 2 }] })
+  const fake = fakeApi(written)
+  const { run } = reconcileWith(written, fake)
+  await run()
+  t.equal(fake.reads, 0)
+  t.equal(fake.writes.length, 0)
+})
+
+t.test('a conflict drops the named condition and leaves it to its owner', async (t) => {
+  const server: KubeObject = {
+    apiVersion: 'toolhive.stacklok.dev/v1beta1',
+    kind: 'MCPServer',
+    metadata: { name: 'vmcp', namespace: 'team', generation: 1 },
+    spec: { transport: 'stdio', replicas: 2 },
+  }
+  const conflict = {
+    status: 409,
+    body: {
+      kind: 'Status',
+      reason: 'Conflict',
+      details: {
+        causes: [
+          {
+            type: 'FieldManagerConflict',
+            field: '.status.conditions[type="StdioReplicaCapped"].message',
+          },
+        ],
+      },
+    },
+  }
+  const fake = fakeApi(server, [conflict])
+  const yielded: string[] = []
+  const reconcile = createReconcile({
+    api: fake.api as never,
+    view: { cached: async () => server },
+    logger: pino({ level: 'silent' }),
+    leadership: new AbortController().signal,
+    now: () => NOW,
+    onYield: (_kind, type) => yielded.push(type),
+  })
+  t.same(await reconcile('MCPServer/team/vmcp'), { result: 'done' })
+  t.equal(fake.writes.length, 2, 'the first apply, then one without the conflicting condition')
+  t.same(
+    fake.writes.map((w) => w.body['status'].conditions.map((c: Any) => c.type)),
+    [['StdioReplicaCapped', 'SessionStorageWarning'], ['SessionStorageWarning']],
+  )
+  t.same(yielded, ['StdioReplicaCapped'])
+})
+
+t.test('no write once leadership is lost, and a failed read is retried', async (t) => {
+  const object = vmcp()
+  const lost = new AbortController()
+  lost.abort()
+  const fake = fakeApi(object)
+  const reconcile = createReconcile({
+    api: fake.api as never,
+    view: { cached: async () => object },
+    logger: pino({ level: 'silent' }),
+    leadership: lost.signal,
+  })
+  await reconcile(KEY)
+  t.equal(fake.writes.length + fake.reads, 0)
+
+  const failing = createReconcile({
+    api: {
+      get: async () => {
+        throw new Error('connection refused')
+      },
+      write: async () => ({ status: 200, body: {} }),
+    },
+    view: { cached: async () => object },
+    logger: pino({ level: 'silent' }),
+    leadership: new AbortController().signal,
+  })
+  t.match(await failing(KEY), { result: 'retry', error: { message: 'connection refused' } })
+})
