@@ -74,7 +74,7 @@ export function createReconcile(deps: ReconcileDeps): (key: string) => Promise<R
 
     let live: KubeObject | undefined
     try {
-      live = (await deps.api.get(resourcePath(resource, key)))
+      live = await deps.api.get(resourcePath(resource, key))
     } catch (error) {
       return { result: 'retry', error: error instanceof Error ? error : new Error(String(error)) }
     }
