@@ -12,6 +12,7 @@ import { readdir } from 'node:fs/promises'
 import { delimiter, dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ensureBinaries, goUnavailableReason } from './control-plane/binaries.ts'
+import { OPERATOR_RELEASES, ensureOperator } from './toolhive/releases.ts'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
 const mode = process.env['MCP_ADMISSION_E2E'] ?? 'auto'
@@ -38,6 +39,9 @@ async function main(): Promise<number> {
   log(
     `e2e: Kubernetes ${binaries.kubeVersion}, etcd ${binaries.etcdVersion}, built with ${binaries.goVersion}; build took ${binaries.buildSeconds} s`,
   )
+
+  // The real ToolHive operator of each tested release, built (or reused) before any test starts.
+  for (const release of OPERATOR_RELEASES) await ensureOperator(release, log)
 
   // The suite runs mcp-admission as it ships: dist/, built from the current sources.
   const tsc = join(repo, 'node_modules/typescript/bin/tsc')

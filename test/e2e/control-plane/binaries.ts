@@ -49,7 +49,7 @@ export async function ensureBinaries(
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Promise<ControlPlaneBinaries> {
   const go = await goVersion()
-  const dir = join(cacheRoot(), `kubernetes-${kubeVersion}-${go}`)
+  const dir = join(cacheRoot('control-plane'), `kubernetes-${kubeVersion}-${go}`)
   const kubeApiserver = join(dir, 'kube-apiserver')
   const etcd = join(dir, 'etcd')
   const kubeGoMod = await downloadGoMod('k8s.io/kubernetes', kubeVersion, dir)
@@ -146,18 +146,20 @@ export function versionLdflags(kubeVersion: string): string {
   return flags.join(' ')
 }
 
-function cacheRoot(): string {
+/** Where builds of `what` are cached: outside the repository, kept across clones and runs. */
+export function cacheRoot(what: string): string {
   const explicit = process.env['MCP_ADMISSION_E2E_CACHE']
-  if (explicit !== undefined && explicit !== '') return explicit
+  if (explicit !== undefined && explicit !== '') return join(explicit, what)
   const xdg = process.env['XDG_CACHE_HOME']
   return join(
     xdg !== undefined && xdg !== '' ? xdg : join(homedir(), '.cache'),
     'mcp-admission',
-    'control-plane',
+    what,
   )
 }
 
-async function goVersion(): Promise<string> {
+/** The machine's Go version (`go1.26.8`). */
+export async function goVersion(): Promise<string> {
   const { stdout } = await execFile('go', ['env', 'GOVERSION'])
   return stdout.trim()
 }
@@ -182,7 +184,7 @@ async function prepareWrapper(name: 'kube' | 'etcd', cacheDir: string): Promise<
   return work
 }
 
-async function isFile(path: string): Promise<boolean> {
+export async function isFile(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isFile()
   } catch {
@@ -191,11 +193,12 @@ async function isFile(path: string): Promise<boolean> {
 }
 
 /** Runs a build step with its output streamed, a heartbeat while it is quiet, failing with the command line. */
-function run(
+export function run(
   command: string,
   args: string[],
   cwd: string,
   log: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   log(`e2e: $ ${command} ${args.map((arg) => (arg.includes(' ') ? `'${arg}'` : arg)).join(' ')}`)
   const started = Date.now()
@@ -206,7 +209,7 @@ function run(
     )
   }, 30_000)
   return new Promise<void>((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] })
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit'] })
     child.once('error', reject)
     child.once('exit', (code, signal) => {
       if (code === 0) resolve()
