@@ -1,7 +1,7 @@
 /**
- * Which status fields another field manager owns, read from `metadata.managedFields` (DESIGN §6).
- * The reconciler leaves such fields to their owner: a write that another controller undoes is a
- * fight whoever is right. Pure: managedFields in, condition types out.
+ * Which of its conditions the reconciler must leave alone, read from `metadata.managedFields`
+ * (DESIGN §6): a write that another controller undoes is a fight whoever is right. Pure:
+ * managedFields and conditions in, condition types out.
  *
  * managedFields' `fieldsV1` is a trie of the fields a manager set: `f:<field>` for a struct field,
  * `k:<json>` for a list-map item named by its keys (conditions are keyed by `type`), `.` for the
@@ -11,15 +11,80 @@
 
 import { isRecord } from './kube.ts'
 
+/** The fields of a condition the reconciler writes, as managedFields name them. */
+const WRITTEN_FIELDS = ['f:type', 'f:status', 'f:reason', 'f:message', 'f:lastTransitionTime']
+
+/**
+ * The condition types among `desired` that are not the reconciler's to write on this object:
+ *  - one another manager owns any part of;
+ *  - one that exists but that `self` does not own whole: either someone else created it, or
+ *    someone rewrote it with an update that removed a field `self` had set (such a removal leaves
+ *    no owner behind, only `self`'s claim pruned). Writing it back would undo their write.
+ * A condition that does not exist yet is the reconciler's to stamp.
+ */
+export function conditionTypesToLeave(
+  managedFields: unknown,
+  self: string,
+  currentConditions: unknown,
+  desired: readonly { readonly type: string; readonly observedGeneration?: number }[],
+): Set<string> {
+  const others = conditionTypesOwnedByOthers(managedFields, self)
+  const present = new Set(
+    (Array.isArray(currentConditions) ? (currentConditions as unknown[]) : [])
+      .filter(isRecord)
+      .map((condition) => condition.type),
+  )
+  const mine = conditionFieldsOwnedBy(managedFields, self)
+  const leave = new Set<string>()
+  for (const condition of desired) {
+    if (others.has(condition.type)) leave.add(condition.type)
+    else if (present.has(condition.type)) {
+      const owned = mine.get(condition.type)
+      const written =
+        condition.observedGeneration === undefined
+          ? WRITTEN_FIELDS
+          : [...WRITTEN_FIELDS, 'f:observedGeneration']
+      if (!owned || written.some((field) => !owned.has(field))) leave.add(condition.type)
+    }
+  }
+  return leave
+}
+
+/** condition type → the fields of it that `manager` owns. */
+function conditionFieldsOwnedBy(managedFields: unknown, manager: string): Map<string, Set<string>> {
+  const owned = new Map<string, Set<string>>()
+  for (const conditions of statusConditionTries(managedFields, (name) => name === manager)) {
+    for (const [key, fields] of Object.entries(conditions)) {
+      const type = listMapType(key)
+      if (type === undefined || !isRecord(fields)) continue
+      const set = owned.get(type) ?? new Set<string>()
+      for (const field of Object.keys(fields)) set.add(field)
+      owned.set(type, set)
+    }
+  }
+  return owned
+}
+
+/** The `f:status` → `f:conditions` tries of the entries whose manager `matches`. */
+function statusConditionTries(
+  managedFields: unknown,
+  matches: (manager: unknown) => boolean,
+): Record<string, unknown>[] {
+  if (!Array.isArray(managedFields)) return []
+  const tries: Record<string, unknown>[] = []
+  for (const entry of managedFields as unknown[]) {
+    if (!isRecord(entry) || !matches(entry.manager)) continue
+    const status = isRecord(entry.fieldsV1) ? entry.fieldsV1['f:status'] : undefined
+    const conditions = isRecord(status) ? status['f:conditions'] : undefined
+    if (isRecord(conditions)) tries.push(conditions)
+  }
+  return tries
+}
+
 /** The condition types (of `status.conditions`) that a manager other than `self` owns any part of. */
 export function conditionTypesOwnedByOthers(managedFields: unknown, self: string): Set<string> {
   const owned = new Set<string>()
-  if (!Array.isArray(managedFields)) return owned
-  for (const entry of managedFields as unknown[]) {
-    if (!isRecord(entry) || entry.manager === self) continue
-    const status = isRecord(entry.fieldsV1) ? entry.fieldsV1['f:status'] : undefined
-    const conditions = isRecord(status) ? status['f:conditions'] : undefined
-    if (!isRecord(conditions)) continue
+  for (const conditions of statusConditionTries(managedFields, (name) => name !== self)) {
     for (const [key, fields] of Object.entries(conditions)) {
       const type = listMapType(key)
       if (type !== undefined && isRecord(fields)) owned.add(type)

@@ -1,10 +1,11 @@
 /**
  * reconcile(key): decide from the cached object whether any of this controller's conditions is
  * missing or stale (policy/status-conditions.ts); only then read the object live, with its
- * managedFields, and apply the conditions that no other field manager owns (DESIGN §6). A
- * condition the operator writes itself is left to it, so beside an operator that manages these
- * conditions nothing is written; beside one that does not, they are stamped. A conflict on apply
- * (the owner appeared between the read and the write) drops the named conditions and tries again.
+ * managedFields, and apply the conditions that are the reconciler's to write (absent, or wholly
+ * its own: policy/field-ownership.ts). A condition the operator writes itself is left to it, so
+ * beside an operator that manages these conditions nothing is written; beside one that does not,
+ * they are stamped. A conflict on apply (an owner appeared between the read and the write) drops
+ * the named conditions and tries again.
  */
 
 import type { Logger } from 'pino'
@@ -12,14 +13,10 @@ import type { KubeApi } from '../cluster/kube-api.ts'
 import type { KubeView } from '../cluster/kube-view.ts'
 import { VIEW_RESOURCES, resourcePath } from '../cluster/resources.ts'
 import type { ObjectKey } from '../cluster/view.ts'
-import {
-  conditionTypesOwnedByOthers,
-  conflictingConditionTypes,
-} from '../policy/field-ownership.ts'
+import { conditionTypesToLeave, conflictingConditionTypes } from '../policy/field-ownership.ts'
 import { isRecord } from '../policy/kube.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { desiredStatus, mergeConditions, statusNeedsWrite } from '../policy/status-conditions.ts'
-import type { DesiredCondition } from '../policy/status-conditions.ts'
 import type { ReconcileOutcome } from './queue.ts'
 import { FIELD_MANAGER, applyStatus } from './status-client.ts'
 
@@ -79,15 +76,21 @@ export function createReconcile(deps: ReconcileDeps): (key: string) => Promise<R
       return { result: 'retry', error: error instanceof Error ? error : new Error(String(error)) }
     }
     if (!live) return { result: 'done' }
-    const yielded = conditionTypesOwnedByOthers(live.metadata?.managedFields, FIELD_MANAGER)
-    let own = ownConditions(live, yielded)
+    const desired = desiredStatus(live)?.conditions ?? []
+    const current = isRecord(live.status) ? live.status.conditions : undefined
+    const yielded = conditionTypesToLeave(
+      live.metadata?.managedFields,
+      FIELD_MANAGER,
+      current,
+      desired,
+    )
+    let own = desired.filter((condition) => !yielded.has(condition.type))
     for (const type of yielded) deps.onYield?.(key.kind, type)
 
     for (let conflicts = 0; ; conflicts++) {
       if (own.length === 0 || !statusNeedsWrite(live.status, { conditions: own }))
         return { result: 'done' }
       if (!leading()) return { result: 'done' }
-      const current = isRecord(live.status) ? live.status.conditions : undefined
       const status = { conditions: mergeConditions(current, own, now()) }
       const outcome = await applyStatus(deps.api, resource, key, status)
       switch (outcome.result) {
@@ -121,10 +124,4 @@ export function createReconcile(deps: ReconcileDeps): (key: string) => Promise<R
       }
     }
   }
-}
-
-/** This controller's conditions for the object as it is now, less those another manager owns. */
-function ownConditions(live: KubeObject, yielded: ReadonlySet<string>): DesiredCondition[] {
-  const desired = desiredStatus(live)
-  return (desired?.conditions ?? []).filter((condition) => !yielded.has(condition.type))
 }

@@ -1,6 +1,7 @@
 import t from 'tap'
 import {
   conditionTypesOwnedByOthers,
+  conditionTypesToLeave,
   conflictingConditionTypes,
 } from '../../src/policy/field-ownership.ts'
 
@@ -57,4 +58,78 @@ t.test('conflict causes name the condition by its key', async (t) => {
     'Valid',
     'with "quote"',
   ])
+})
+
+t.test('which of its conditions the reconciler leaves alone', async (t) => {
+  const desired = [
+    { type: 'SessionStorageWarning', observedGeneration: 2 },
+    { type: 'StdioReplicaCapped', observedGeneration: 2 },
+    { type: 'Absent', observedGeneration: 2 },
+  ]
+  const whole = ['f:type', 'f:status', 'f:reason', 'f:message', 'f:lastTransitionTime']
+  const present = [{ type: 'SessionStorageWarning' }, { type: 'StdioReplicaCapped' }]
+  const cases: [name: string, managedFields: unknown[], expected: string[]][] = [
+    [
+      'wholly its own: nothing left',
+      [
+        entry(SELF, {
+          'k:{"type":"SessionStorageWarning"}': condition(...whole, 'f:observedGeneration'),
+          'k:{"type":"StdioReplicaCapped"}': condition(...whole, 'f:observedGeneration'),
+        }),
+      ],
+      [],
+    ],
+    [
+      // An operator's Update that dropped observedGeneration leaves no owner, only the claim pruned.
+      'a field it set was removed by someone else',
+      [
+        entry(SELF, {
+          'k:{"type":"SessionStorageWarning"}': condition(...whole),
+          'k:{"type":"StdioReplicaCapped"}': condition(...whole, 'f:observedGeneration'),
+        }),
+      ],
+      ['SessionStorageWarning'],
+    ],
+    [
+      'present but owned by nobody (written before, or given up)',
+      [
+        entry(SELF, {
+          'k:{"type":"StdioReplicaCapped"}': condition(...whole, 'f:observedGeneration'),
+        }),
+      ],
+      ['SessionStorageWarning'],
+    ],
+    [
+      'another manager owns part of it',
+      [
+        entry(SELF, {
+          'k:{"type":"SessionStorageWarning"}': condition(...whole, 'f:observedGeneration'),
+          'k:{"type":"StdioReplicaCapped"}': condition(...whole, 'f:observedGeneration'),
+        }),
+        entry('thv-operator', { 'k:{"type":"StdioReplicaCapped"}': { 'f:message': {} } }),
+      ],
+      ['StdioReplicaCapped'],
+    ],
+  ]
+  for (const [name, managedFields, expected] of cases) {
+    t.same([...conditionTypesToLeave(managedFields, SELF, present, desired)].sort(), expected, name)
+  }
+  t.same(
+    [...conditionTypesToLeave(undefined, SELF, undefined, desired)],
+    [],
+    'nothing there yet: everything is its to stamp',
+  )
+  const noGeneration = [{ type: 'SessionStorageWarning' }]
+  t.same(
+    [
+      ...conditionTypesToLeave(
+        [entry(SELF, { 'k:{"type":"SessionStorageWarning"}': condition(...whole) })],
+        SELF,
+        present,
+        noGeneration,
+      ),
+    ],
+    [],
+    'without a generation, observedGeneration is not one of its fields',
+  )
 })

@@ -109,6 +109,33 @@ t.test('where no one else writes it: stamped by apply without force', async (t) 
   ])
 })
 
+t.test('an operator update that dropped our observedGeneration is not undone', async (t) => {
+  // We stamped the condition first; the operator's status Update rewrote it without
+  // observedGeneration, which pruned that field from our managedFields entry.
+  const ours = {
+    manager: 'mcp-admission-status',
+    operation: 'Apply',
+    subresource: 'status',
+    fieldsV1: {
+      'f:status': {
+        'f:conditions': {
+          'k:{"type":"SessionStorageWarning"}': Object.fromEntries(
+            ['.', 'f:type', 'f:status', 'f:reason', 'f:message', 'f:lastTransitionTime'].map(
+              (field) => [field, {}],
+            ),
+          ),
+        },
+      },
+    },
+  }
+  const object = vmcp({ conditions: [OPERATOR_CONDITION] }, [ours])
+  const fake = fakeApi(object)
+  const { run, yielded } = reconcileWith(object, fake)
+  await run()
+  t.equal(fake.writes.length, 0, 'no write')
+  t.same(yielded, ['SessionStorageWarning'])
+})
+
 t.test('an up-to-date cache needs no read and no write', async (t) => {
   const written = vmcp({ conditions: [{ ...OPERATOR_CONDITION, observedGeneration: 2 }] })
   const fake = fakeApi(written)

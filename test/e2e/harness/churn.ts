@@ -50,7 +50,9 @@ export async function countWrites(
 ): Promise<WriteCounts> {
   const counts: WriteCounts = new Map()
   const stop = new AbortController()
-  const timer = setTimeout(() => stop.abort(), ms)
+  const timer = setTimeout(() => {
+    stop.abort()
+  }, ms)
   try {
     await Promise.all(
       resources.map(async (resource) => {
@@ -123,11 +125,10 @@ function request(plane: ControlPlane, path: string, signal: AbortSignal): Promis
         const chunks: Buffer[] = []
         response.on('data', (chunk: Buffer) => chunks.push(chunk))
         response.on('error', () => undefined)
-        response.once('close', () =>
-          response.complete
-            ? resolve(Buffer.concat(chunks).toString('utf8'))
-            : reject(new Error(`GET ${path}: no complete answer`)),
-        )
+        response.once('close', () => {
+          if (response.complete) resolve(Buffer.concat(chunks).toString('utf8'))
+          else reject(new Error(`GET ${path}: no complete answer`))
+        })
       })
       .on('error', reject)
   })
@@ -141,7 +142,9 @@ function stream(
   onEvent: (event: Any) => void,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
-    const done = () => resolve()
+    const done = () => {
+      resolve()
+    }
     https
       .get(`${plane.server}${path}`, options(plane, signal), (response) => {
         let buffered = ''
@@ -165,6 +168,9 @@ function stream(
         response.on('error', () => undefined)
         response.once('close', done)
       })
-      .on('error', (error) => (signal.aborted ? done() : reject(error)))
+      .on('error', (error) => {
+        if (signal.aborted) done()
+        else reject(error)
+      })
   })
 }

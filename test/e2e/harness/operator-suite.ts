@@ -78,6 +78,7 @@ async function besideOperator(t: Test, release: string): Promise<void> {
   })
   const kubectl = kubectlFor(plane.kubeconfig)
   await installReleaseCrds(kubectl, files.crds)
+  await mustKubectl(kubectl, ['create', 'configmap', 'churn-probe', '-n', 'default'])
   for (const namespace of [...WATCHED, UNWATCHED].filter((ns) => ns !== 'default'))
     await mustKubectl(kubectl, ['create', 'namespace', namespace])
 
@@ -128,7 +129,7 @@ async function besideOperator(t: Test, release: string): Promise<void> {
   })
 
   await settle(plane)
-  const withAdmission = await countWrites(plane, WATCHED_RESOURCES, WINDOW_MS)
+  const withAdmission = await measureWindow(t, plane, kubectl, 'with')
   const proxies = await proxyDeployments(kubectl)
   t.comment(`${release}: ${proxies.length} proxy Deployments written by the operator`)
 
@@ -256,7 +257,7 @@ async function besideOperator(t: Test, release: string): Promise<void> {
   ])
   await admission.stop()
   await settle(plane)
-  const baseline = await countWrites(plane, WATCHED_RESOURCES, WINDOW_MS)
+  const baseline = await measureWindow(t, plane, kubectl, 'without')
 
   await t.test('no object is written more often than without mcp-admission', async (t) => {
     t.comment(`writes in ${WINDOW_MS / 1000} s without mcp-admission: ${summarise(baseline)}`)
@@ -298,6 +299,36 @@ async function waitForWebhooks(kubectl: Kubectl): Promise<void> {
     },
     { timeoutMs: 30_000, intervalMs: 250 },
   )
+}
+
+/**
+ * Counts writes for the window, with one known write in it (an annotation on a probe ConfigMap),
+ * which must be seen and attributed to kubectl: a counter that saw nothing proves nothing.
+ */
+async function measureWindow(
+  t: Test,
+  plane: Parameters<typeof countWrites>[0],
+  kubectl: Kubectl,
+  label: string,
+): Promise<WriteCounts> {
+  const counting = countWrites(plane, WATCHED_RESOURCES, WINDOW_MS)
+  await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, WINDOW_MS / 4)))
+  await mustKubectl(kubectl, [
+    'annotate',
+    'configmap',
+    'churn-probe',
+    '-n',
+    'default',
+    '--overwrite',
+    `e2e/window=${label}`,
+  ])
+  const counts = await counting
+  t.same(
+    Object.fromEntries(counts.get('ConfigMap default/churn-probe') ?? []),
+    { 'kubectl-annotate': 1 },
+    `the counter sees the known write in the window ${label} mcp-admission`,
+  )
+  return counts
 }
 
 /** Waits until no watched object has been written for 10 s (at most 2 minutes). */
@@ -435,5 +466,10 @@ function summarise(counts: WriteCounts): string {
   for (const managers of counts.values())
     for (const [manager, n] of managers) byManager.set(manager, (byManager.get(manager) ?? 0) + n)
   const total = [...byManager.values()].reduce((a, b) => a + b, 0)
-  return `${total} on ${counts.size} objects (${[...byManager].map(([m, n]) => `${m}: ${n}`).join(', ') || 'none'})`
+  const busiest = [...counts.keys()]
+    .sort((a, b) => writesTo(counts, b) - writesTo(counts, a))
+    .slice(0, 5)
+    .map((key) => `${key} ${JSON.stringify(Object.fromEntries(counts.get(key) ?? []))}`)
+  const managers = [...byManager].map(([m, n]) => `${m}: ${n}`).join(', ') || 'none'
+  return `${total} on ${counts.size} objects (${managers}); busiest: ${busiest.join('; ') || 'none'}`
 }

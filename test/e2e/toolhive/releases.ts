@@ -99,7 +99,7 @@ async function downloadModule(release: string, cwd: string): Promise<string> {
     cwd,
     env: { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'auto' },
     maxBuffer: 1 << 20,
-  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }))
+  }).catch((error: unknown) => ({ stdout: (error as { stdout?: string }).stdout ?? '' }))
   const info = JSON.parse(stdout || '{}') as { Dir?: string; Error?: string }
   // A release that needs a newer Go still downloads; `Error` then only says so.
   if (info.Dir === undefined || !(await isFile(join(info.Dir, 'go.mod'))))
