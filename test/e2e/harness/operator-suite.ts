@@ -78,7 +78,7 @@ async function besideOperator(t: Test, release: string): Promise<void> {
   })
   const kubectl = kubectlFor(plane.kubeconfig)
   await installReleaseCrds(kubectl, files.crds)
-  await mustKubectl(kubectl, ['create', 'configmap', 'churn-probe', '-n', 'default'])
+  await writeProbe(kubectl, 'created')
   for (const namespace of [...WATCHED, UNWATCHED].filter((ns) => ns !== 'default'))
     await mustKubectl(kubectl, ['create', 'namespace', namespace])
 
@@ -302,8 +302,8 @@ async function waitForWebhooks(kubectl: Kubectl): Promise<void> {
 }
 
 /**
- * Counts writes for the window, with one known write in it (an annotation on a probe ConfigMap),
- * which must be seen and attributed to kubectl: a counter that saw nothing proves nothing.
+ * Counts writes for the window, with one known write in it (a probe ConfigMap applied by field
+ * manager `e2e-probe`), which must be seen and attributed: a counter that saw nothing proves nothing.
  */
 async function measureWindow(
   t: Test,
@@ -313,22 +313,28 @@ async function measureWindow(
 ): Promise<WriteCounts> {
   const counting = countWrites(plane, WATCHED_RESOURCES, WINDOW_MS)
   await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, WINDOW_MS / 4)))
-  await mustKubectl(kubectl, [
-    'annotate',
-    'configmap',
-    'churn-probe',
-    '-n',
-    'default',
-    '--overwrite',
-    `e2e/window=${label}`,
-  ])
+  await writeProbe(kubectl, label)
   const counts = await counting
   t.same(
     Object.fromEntries(counts.get('ConfigMap default/churn-probe') ?? []),
-    { 'kubectl-annotate': 1 },
+    { 'e2e-probe': 1 },
     `the counter sees the known write in the window ${label} mcp-admission`,
   )
   return counts
+}
+
+async function writeProbe(kubectl: Kubectl, value: string): Promise<void> {
+  const probe = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'churn-probe', namespace: 'default' },
+    data: { window: value },
+  }
+  await mustKubectl(
+    kubectl,
+    ['apply', '--server-side', '--field-manager=e2e-probe', '-f', '-'],
+    JSON.stringify(probe),
+  )
 }
 
 /** Waits until no watched object has been written for 10 s (at most 2 minutes). */

@@ -1,0 +1,83 @@
+/**
+ * A plain-HTTP reverse proxy on loopback in front of the test API server that can hold back the
+ * events of every watch stream through it, while lists and reads pass: the deterministic way to
+ * make a client's cache lag behind the API server (DESIGN §4.2 freshness tests). The client's
+ * bearer token passes through; the proxy speaks TLS to the API server with the plane's CA.
+ */
+
+import http from 'node:http'
+import https from 'node:https'
+import type { ControlPlane } from './control-plane.ts'
+
+export interface HoldingProxy {
+  readonly url: string
+  /** Stops forwarding watch events (they are queued, not dropped). */
+  hold(): void
+  /** Forwards the queued events and every later one. */
+  release(): void
+  close(): Promise<void>
+}
+
+export async function startHoldingProxy(plane: ControlPlane): Promise<HoldingProxy> {
+  let holding = false
+  const watches = new Set<{ queue: Buffer[]; response: http.ServerResponse }>()
+  const upstream = new URL(plane.server)
+  const server = http.createServer((request, response) => {
+    const path = request.url ?? '/'
+    const query = new URL(path, 'http://proxy').searchParams.get('watch')
+    const isWatch = query === 'true' || query === '1'
+    const forwarded = https.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path,
+        method: request.method,
+        headers: { ...request.headers, host: upstream.host },
+        ca: plane.pki.caPem,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers)
+        if (!isWatch) {
+          answer.pipe(response)
+          return
+        }
+        const watch = { queue: [] as Buffer[], response }
+        watches.add(watch)
+        answer.on('data', (chunk: Buffer) => {
+          if (holding) watch.queue.push(chunk)
+          else response.write(chunk)
+        })
+        answer.once('end', () => {
+          for (const chunk of watch.queue.splice(0)) response.write(chunk)
+          response.end()
+        })
+        answer.on('error', () => response.destroy())
+        response.once('close', () => {
+          watches.delete(watch)
+          answer.destroy()
+        })
+      },
+    )
+    forwarded.on('error', () => response.destroy())
+    request.pipe(forwarded)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hold() {
+      holding = true
+    },
+    release() {
+      holding = false
+      for (const watch of watches)
+        for (const chunk of watch.queue.splice(0)) watch.response.write(chunk)
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
