@@ -15,18 +15,26 @@ export interface HoldingProxy {
   hold(): void
   /** Forwards the queued events and every later one. */
   release(): void
+  /** Resolves once a watch stream has forwarded `text` (e.g. an object's resourceVersion). */
+  forwarded(text: string, timeoutMs?: number): Promise<void>
   close(): Promise<void>
 }
 
 export async function startHoldingProxy(plane: ControlPlane): Promise<HoldingProxy> {
   let holding = false
+  // The tail of what each watch forwarded, enough to find a resourceVersion split across chunks.
+  let forwardedText = ''
+  const forward = (response: http.ServerResponse, chunk: Buffer) => {
+    response.write(chunk)
+    forwardedText = (forwardedText + chunk.toString('utf8')).slice(-1 << 20)
+  }
   const watches = new Set<{ queue: Buffer[]; response: http.ServerResponse }>()
   const upstream = new URL(plane.server)
   const server = http.createServer((request, response) => {
     const path = request.url ?? '/'
     const query = new URL(path, 'http://proxy').searchParams.get('watch')
     const isWatch = query === 'true' || query === '1'
-    const forwarded = https.request(
+    const upstreamRequest = https.request(
       {
         host: upstream.hostname,
         port: upstream.port,
@@ -45,10 +53,10 @@ export async function startHoldingProxy(plane: ControlPlane): Promise<HoldingPro
         watches.add(watch)
         answer.on('data', (chunk: Buffer) => {
           if (holding) watch.queue.push(chunk)
-          else response.write(chunk)
+          else forward(response, chunk)
         })
         answer.once('end', () => {
-          for (const chunk of watch.queue.splice(0)) response.write(chunk)
+          for (const chunk of watch.queue.splice(0)) forward(response, chunk)
           response.end()
         })
         answer.on('error', () => response.destroy())
@@ -58,8 +66,8 @@ export async function startHoldingProxy(plane: ControlPlane): Promise<HoldingPro
         })
       },
     )
-    forwarded.on('error', () => response.destroy())
-    request.pipe(forwarded)
+    upstreamRequest.on('error', () => response.destroy())
+    request.pipe(upstreamRequest)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const address = server.address()
@@ -72,7 +80,14 @@ export async function startHoldingProxy(plane: ControlPlane): Promise<HoldingPro
     release() {
       holding = false
       for (const watch of watches)
-        for (const chunk of watch.queue.splice(0)) watch.response.write(chunk)
+        for (const chunk of watch.queue.splice(0)) forward(watch.response, chunk)
+    },
+    async forwarded(text, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs
+      while (!forwardedText.includes(text)) {
+        if (Date.now() > deadline) throw new Error(`no watch forwarded ${text} in ${timeoutMs} ms`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
     },
     close: () =>
       new Promise<void>((resolve) => {
