@@ -92,7 +92,9 @@ export async function startHoldingProxy(plane: ControlPlane): Promise<HoldingPro
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
-        server.close(() => resolve())
+        server.close(() => {
+          resolve()
+        })
       }),
   }
 }
