@@ -4,6 +4,8 @@ import type { ReviewOutcome } from '../../src/admission/webhook.ts'
 import { mutatingHandler, pureMutator } from '../../src/admission/mutating.ts'
 import { validatingHandler } from '../../src/admission/validating.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
+import { ClusterReadError } from '../../src/cluster/view.ts'
+import { proxyDeployment } from '../helpers/proxy.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { violation } from '../../src/policy/field-errors.ts'
 import { applyPatch } from '../../src/admission/patch.ts'
@@ -270,3 +272,27 @@ t.test(
     })
   },
 )
+
+t.test('a live read that fails is answered in-band with 503, naming what', async (t) => {
+  const failing = new MemoryView()
+  failing.get = () =>
+    Promise.reject(
+      new ClusterReadError('MCPServer team/demo', new Error('no answer before the deadline')),
+    )
+  const answer = reviewed(
+    await createAdmission({ view: failing }).review(
+      review(proxyDeployment('MCPServer', 'demo'), { uid: 'live' }),
+      'mutate',
+    ),
+  )
+  t.same(answer.response, {
+    uid: 'live',
+    allowed: false,
+    status: {
+      status: 'Failure',
+      message: 'cannot read MCPServer team/demo from the API server: no answer before the deadline',
+      reason: 'ServiceUnavailable',
+      code: 503,
+    },
+  })
+})
