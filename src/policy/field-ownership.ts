@@ -50,6 +50,15 @@ export function conditionTypesToLeave(
   return leave
 }
 
+/**
+ * The condition types `self` holds any claim on. A condition it leaves alone but still claims is
+ * applied back exactly as it stands: dropping it from the apply would make the API server delete
+ * the parts only `self` owned, undoing the other writer's condition.
+ */
+export function conditionTypesClaimedBy(managedFields: unknown, self: string): Set<string> {
+  return new Set(conditionFieldsOwnedBy(managedFields, self).keys())
+}
+
 /** condition type → the fields of it that `manager` owns. */
 function conditionFieldsOwnedBy(managedFields: unknown, manager: string): Map<string, Set<string>> {
   const owned = new Map<string, Set<string>>()

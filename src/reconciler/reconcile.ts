@@ -13,7 +13,11 @@ import type { KubeApi } from '../cluster/kube-api.ts'
 import type { KubeView } from '../cluster/kube-view.ts'
 import { VIEW_RESOURCES, resourcePath } from '../cluster/resources.ts'
 import type { ObjectKey } from '../cluster/view.ts'
-import { conditionTypesToLeave, conflictingConditionTypes } from '../policy/field-ownership.ts'
+import {
+  conditionTypesClaimedBy,
+  conditionTypesToLeave,
+  conflictingConditionTypes,
+} from '../policy/field-ownership.ts'
 import { isRecord } from '../policy/kube.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { desiredStatus, mergeConditions, statusNeedsWrite } from '../policy/status-conditions.ts'
@@ -86,12 +90,22 @@ export function createReconcile(deps: ReconcileDeps): (key: string) => Promise<R
     )
     let own = desired.filter((condition) => !yielded.has(condition.type))
     for (const type of yielded) deps.onYield?.(key.kind, type)
+    // Conditions left to another writer but still partly claimed go back exactly as they are.
+    // (Not those named by a conflict below: their current values are not known.)
+    const claimed = conditionTypesClaimedBy(live.metadata?.managedFields, FIELD_MANAGER)
+    const kept = (Array.isArray(current) ? (current as unknown[]) : []).filter(
+      (condition) =>
+        isRecord(condition) &&
+        typeof condition.type === 'string' &&
+        yielded.has(condition.type) &&
+        claimed.has(condition.type),
+    )
 
     for (let conflicts = 0; ; conflicts++) {
       if (own.length === 0 || !statusNeedsWrite(live.status, { conditions: own }))
         return { result: 'done' }
       if (!leading()) return { result: 'done' }
-      const status = { conditions: mergeConditions(current, own, now()) }
+      const status = { conditions: [...mergeConditions(current, own, now()), ...kept] }
       const outcome = await applyStatus(deps.api, resource, key, status)
       switch (outcome.result) {
         case 'written':

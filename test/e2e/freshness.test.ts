@@ -21,8 +21,8 @@ import {
   startAdmission,
 } from './harness/admission.ts'
 import { startControlPlane } from './harness/control-plane.ts'
+import { waitUntilWebhooksAreCalled } from './harness/environment.ts'
 import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
-import { waitFor } from './harness/processes.ts'
 import { startHoldingProxy } from './harness/watch-hold-proxy.ts'
 
 type Any = Record<string, any>
@@ -65,23 +65,7 @@ const inNamespace = <T extends Any>(object: T, namespace: string): T => ({
 })
 
 await mustKubectl(kubectl, ['create', 'namespace', 'fresh'])
-// The webhooks are called once a RunConfig ConfigMap gets its checksum on a dry run.
-await waitFor(
-  'the webhooks to be called',
-  async () => {
-    const out = await mustKubectl(
-      kubectl,
-      ['create', '--dry-run=server', '-o', 'json', '-f', '-'],
-      JSON.stringify(inNamespace(runConfigFor('MCPServer', 'probe') as Any, 'fresh')),
-    )
-    return (JSON.parse(out) as Any)['metadata'].annotations?.[
-      'toolhive.stacklok.dev/content-checksum'
-    ]
-      ? true
-      : undefined
-  },
-  { timeoutMs: 30_000, intervalMs: 250 },
-)
+await waitUntilWebhooksAreCalled(kubectl, 'fresh')
 
 t.test(
   'a get-modify-update that keeps stale values while the watch lags gets fresh ones',

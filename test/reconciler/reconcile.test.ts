@@ -136,6 +136,61 @@ t.test('an operator update that dropped our observedGeneration is not undone', a
   t.same(yielded, ['SessionStorageWarning'])
 })
 
+t.test(
+  'a condition left to the operator but still partly claimed is applied as it is',
+  async (t) => {
+    // SessionStorageWarning: stamped by us, rewritten by the operator without observedGeneration.
+    // StdioReplicaCapped: ours, and stale. Dropping the first from the apply would make the API
+    // server delete the parts only we owned, undoing the operator's condition.
+    const whole = ['.', 'f:type', 'f:status', 'f:reason', 'f:message', 'f:lastTransitionTime']
+    const ours = {
+      manager: 'mcp-admission-status',
+      operation: 'Apply',
+      subresource: 'status',
+      fieldsV1: {
+        'f:status': {
+          'f:conditions': {
+            'k:{"type":"SessionStorageWarning"}': Object.fromEntries(whole.map((f) => [f, {}])),
+            'k:{"type":"StdioReplicaCapped"}': Object.fromEntries(
+              [...whole, 'f:observedGeneration'].map((f) => [f, {}]),
+            ),
+          },
+        },
+      },
+    }
+    const stale = {
+      type: 'StdioReplicaCapped',
+      status: 'False',
+      reason: 'StdioReplicaCapNotActive',
+      message: 'stdio replica cap is not active',
+      lastTransitionTime: '2026-11-23T08:00:00Z',
+      observedGeneration: 1,
+    }
+    const server: KubeObject = {
+      apiVersion: 'toolhive.stacklok.dev/v1beta1',
+      kind: 'MCPServer',
+      metadata: { name: 'vmcp', namespace: 'team', generation: 2, managedFields: [ours] },
+      spec: { transport: 'stdio', replicas: 3 },
+      status: { conditions: [OPERATOR_CONDITION, stale] },
+    }
+    const fake = fakeApi(server)
+    const reconcile = createReconcile({
+      api: fake.api as never,
+      view: { cached: async () => server },
+      logger: pino({ level: 'silent' }),
+      leadership: new AbortController().signal,
+      now: () => NOW,
+    })
+    await reconcile('MCPServer/team/vmcp')
+    t.equal(fake.writes.length, 1)
+    t.match(fake.writes[0]?.body['status'].conditions, [
+      { type: 'StdioReplicaCapped', status: 'True', observedGeneration: 2 },
+      OPERATOR_CONDITION,
+    ])
+    t.same(fake.writes[0]?.body['status'].conditions[1], OPERATOR_CONDITION, 'verbatim')
+  },
+)
+
 t.test('an up-to-date cache needs no read and no write', async (t) => {
   const written = vmcp({ conditions: [{ ...OPERATOR_CONDITION, observedGeneration: 2 }] })
   const fake = fakeApi(written)

@@ -86,7 +86,10 @@ export async function startEnvironment(
 }
 
 /** The API server picks up new webhook configurations asynchronously; wait until it calls ours. */
-async function waitUntilWebhooksAreCalled(kubectl: Kubectl, namespace: string): Promise<void> {
+export async function waitUntilWebhooksAreCalled(
+  kubectl: Kubectl,
+  namespace: string,
+): Promise<void> {
   const probe = JSON.stringify({
     apiVersion: 'v1',
     kind: 'ConfigMap',

@@ -24,6 +24,7 @@ import {
   startAdmission,
 } from './admission.ts'
 import { countWrites, writesBy, writesTo } from './churn.ts'
+import { waitUntilWebhooksAreCalled } from './environment.ts'
 import type { WatchedResource, WriteCounts } from './churn.ts'
 import { startControlPlane } from './control-plane.ts'
 import { kubectlFor, mustKubectl } from './kubectl.ts'
@@ -102,7 +103,7 @@ async function besideOperator(t: Test, release: string): Promise<void> {
   const admission = await startAdmission(plane, await serviceAccountKubeconfig(kubectl, plane))
   stops.push(() => admission.stop())
   await registerWebhooks(kubectl, manifests, admission)
-  await waitForWebhooks(kubectl)
+  await waitUntilWebhooksAreCalled(kubectl, 'default')
   const operator = await startOperator(plane, files, WATCHED)
   stops.push(() => operator.stop())
 
@@ -269,36 +270,6 @@ async function besideOperator(t: Test, release: string): Promise<void> {
     }
     t.same(increased, [], 'per object, writes with ≤ writes without')
   })
-}
-
-/** Waits until a probe RunConfig ConfigMap gets its checksum: the webhooks are called. */
-async function waitForWebhooks(kubectl: Kubectl): Promise<void> {
-  const probe = JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: 'probe-runconfig',
-      namespace: 'default',
-      labels: { 'toolhive.stacklok.io/component': 'run-config' },
-    },
-    data: { 'runconfig.json': '{}' },
-  })
-  await waitFor(
-    'the API server to call the webhooks',
-    async () => {
-      const out = await mustKubectl(
-        kubectl,
-        ['create', '--dry-run=server', '-o', 'json', '-f', '-'],
-        probe,
-      )
-      return (JSON.parse(out) as Any)['metadata'].annotations?.[
-        'toolhive.stacklok.dev/content-checksum'
-      ]
-        ? true
-        : undefined
-    },
-    { timeoutMs: 30_000, intervalMs: 250 },
-  )
 }
 
 /**
