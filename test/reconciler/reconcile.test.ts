@@ -43,6 +43,31 @@ const OPERATOR_OWNS = {
   },
 }
 
+const CONDITION_FIELDS = [
+  '.',
+  'f:type',
+  'f:status',
+  'f:reason',
+  'f:message',
+  'f:lastTransitionTime',
+]
+
+/** Our Apply entry in managedFields, claiming `claims` (condition type → its fields). */
+function ourEntry(claims: Record<string, string[]>) {
+  const conditions = Object.fromEntries(
+    Object.entries(claims).map(([type, fields]) => [
+      `k:{"type":"${type}"}`,
+      Object.fromEntries(fields.map((field) => [field, {}])),
+    ]),
+  )
+  return {
+    manager: 'mcp-admission-status',
+    operation: 'Apply',
+    subresource: 'status',
+    fieldsV1: { 'f:status': { 'f:conditions': conditions } },
+  }
+}
+
 function fakeApi(live: KubeObject | undefined, answers: { status: number; body?: Any }[] = []) {
   const writes: { path: string; body: Any; query: Any }[] = []
   let reads = 0
@@ -64,17 +89,21 @@ function fakeApi(live: KubeObject | undefined, answers: { status: number; body?:
   }
 }
 
-function reconcileWith(cached: KubeObject | undefined, fake: ReturnType<typeof fakeApi>) {
+function reconcileWith(
+  cached: KubeObject | undefined,
+  fake: Pick<ReturnType<typeof fakeApi>, 'api'>,
+  options: { key?: string; leadership?: AbortSignal } = {},
+) {
   const yielded: string[] = []
   const reconcile = createReconcile({
     api: fake.api as never,
     view: { cached: async () => cached },
     logger: pino({ level: 'silent' }),
-    leadership: new AbortController().signal,
+    leadership: options.leadership ?? new AbortController().signal,
     now: () => NOW,
     onYield: (_kind, type) => yielded.push(type),
   })
-  return { run: () => reconcile(KEY), yielded }
+  return { run: () => reconcile(options.key ?? KEY), yielded }
 }
 
 t.test('beside an operator that owns the condition: no write at all', async (t) => {
@@ -112,22 +141,7 @@ t.test('where no one else writes it: stamped by apply without force', async (t) 
 t.test('an operator update that dropped our observedGeneration is not undone', async (t) => {
   // We stamped the condition first; the operator's status Update rewrote it without
   // observedGeneration, which pruned that field from our managedFields entry.
-  const ours = {
-    manager: 'mcp-admission-status',
-    operation: 'Apply',
-    subresource: 'status',
-    fieldsV1: {
-      'f:status': {
-        'f:conditions': {
-          'k:{"type":"SessionStorageWarning"}': Object.fromEntries(
-            ['.', 'f:type', 'f:status', 'f:reason', 'f:message', 'f:lastTransitionTime'].map(
-              (field) => [field, {}],
-            ),
-          ),
-        },
-      },
-    },
-  }
+  const ours = ourEntry({ SessionStorageWarning: CONDITION_FIELDS })
   const object = vmcp({ conditions: [OPERATOR_CONDITION] }, [ours])
   const fake = fakeApi(object)
   const { run, yielded } = reconcileWith(object, fake)
@@ -142,22 +156,10 @@ t.test(
     // SessionStorageWarning: stamped by us, rewritten by the operator without observedGeneration.
     // StdioReplicaCapped: ours, and stale. Dropping the first from the apply would make the API
     // server delete the parts only we owned, undoing the operator's condition.
-    const whole = ['.', 'f:type', 'f:status', 'f:reason', 'f:message', 'f:lastTransitionTime']
-    const ours = {
-      manager: 'mcp-admission-status',
-      operation: 'Apply',
-      subresource: 'status',
-      fieldsV1: {
-        'f:status': {
-          'f:conditions': {
-            'k:{"type":"SessionStorageWarning"}': Object.fromEntries(whole.map((f) => [f, {}])),
-            'k:{"type":"StdioReplicaCapped"}': Object.fromEntries(
-              [...whole, 'f:observedGeneration'].map((f) => [f, {}]),
-            ),
-          },
-        },
-      },
-    }
+    const ours = ourEntry({
+      SessionStorageWarning: CONDITION_FIELDS,
+      StdioReplicaCapped: [...CONDITION_FIELDS, 'f:observedGeneration'],
+    })
     const stale = {
       type: 'StdioReplicaCapped',
       status: 'False',
@@ -174,14 +176,7 @@ t.test(
       status: { conditions: [OPERATOR_CONDITION, stale] },
     }
     const fake = fakeApi(server)
-    const reconcile = createReconcile({
-      api: fake.api as never,
-      view: { cached: async () => server },
-      logger: pino({ level: 'silent' }),
-      leadership: new AbortController().signal,
-      now: () => NOW,
-    })
-    await reconcile('MCPServer/team/vmcp')
+    await reconcileWith(server, fake, { key: 'MCPServer/team/vmcp' }).run()
     t.equal(fake.writes.length, 1)
     t.match(fake.writes[0]?.body['status'].conditions, [
       { type: 'StdioReplicaCapped', status: 'True', observedGeneration: 2 },
@@ -223,16 +218,8 @@ t.test('a conflict drops the named condition and leaves it to its owner', async 
     },
   }
   const fake = fakeApi(server, [conflict])
-  const yielded: string[] = []
-  const reconcile = createReconcile({
-    api: fake.api as never,
-    view: { cached: async () => server },
-    logger: pino({ level: 'silent' }),
-    leadership: new AbortController().signal,
-    now: () => NOW,
-    onYield: (_kind, type) => yielded.push(type),
-  })
-  t.same(await reconcile('MCPServer/team/vmcp'), { result: 'done' })
+  const { run, yielded } = reconcileWith(server, fake, { key: 'MCPServer/team/vmcp' })
+  t.same(await run(), { result: 'done' })
   t.equal(fake.writes.length, 2, 'the first apply, then one without the conflicting condition')
   t.same(
     fake.writes.map((w) => w.body['status'].conditions.map((c: Any) => c.type)),
@@ -246,25 +233,16 @@ t.test('no write once leadership is lost, and a failed read is retried', async (
   const lost = new AbortController()
   lost.abort()
   const fake = fakeApi(object)
-  const reconcile = createReconcile({
-    api: fake.api as never,
-    view: { cached: async () => object },
-    logger: pino({ level: 'silent' }),
-    leadership: lost.signal,
-  })
-  await reconcile(KEY)
+  await reconcileWith(object, fake, { leadership: lost.signal }).run()
   t.equal(fake.writes.length + fake.reads, 0)
 
-  const failing = createReconcile({
+  const failing = reconcileWith(object, {
     api: {
       get: async () => {
         throw new Error('connection refused')
       },
       write: async () => ({ status: 200, body: {} }),
     },
-    view: { cached: async () => object },
-    logger: pino({ level: 'silent' }),
-    leadership: new AbortController().signal,
   })
-  t.match(await failing(KEY), { result: 'retry', error: { message: 'connection refused' } })
+  t.match(await failing.run(), { result: 'retry', error: { message: 'connection refused' } })
 })
