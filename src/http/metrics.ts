@@ -13,6 +13,8 @@ export interface Metrics {
   readonly certificateNotAfter: Gauge
   readonly certificateReloads: Counter<'result'>
   readonly viewSynced: Gauge
+  /** Makes `mcp_admission_cluster_view_synced` read `synced()` at every scrape. */
+  reportViewSynced(synced: () => boolean): void
   readonly reconciles: Counter<'kind' | 'result'>
   readonly reconcileSeconds: Histogram<'kind'>
   readonly statusWrites: Counter<'kind'>
@@ -24,6 +26,8 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+  // Computed when scraped, not when someone happens to call /readyz.
+  let viewSyncedSource: (() => boolean) | undefined
   return {
     registry,
     latency: new Histogram({
@@ -61,7 +65,13 @@ export function createMetrics(): Metrics {
       name: 'mcp_admission_cluster_view_synced',
       help: '1 when the cluster view has synced and admission reads current objects, else 0.',
       registers: [registry],
+      collect() {
+        if (viewSyncedSource) this.set(viewSyncedSource() ? 1 : 0)
+      },
     }),
+    reportViewSynced(synced) {
+      viewSyncedSource = synced
+    },
     reconciles: new Counter({
       name: 'mcp_admission_reconciles_total',
       help: 'Status reconciles by kind and result (done, error).',

@@ -86,11 +86,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   const { logger, view } = deps
   const metrics = deps.metrics ?? createMetrics()
   const readiness = new Readiness()
-  readiness.require('cluster view synced', () => {
-    const synced = view.isSynced()
-    metrics.viewSynced.set(synced ? 1 : 0)
-    return synced
-  })
+  readiness.require('cluster view synced', () => view.isSynced())
+  metrics.reportViewSynced(() => view.isSynced())
   // Probes first: /healthz answers and /readyz says what is missing while the rest starts.
   const probes = buildProbeApp({ logger, metrics, readiness })
   const probeUrl = await probes.listen({ host: config.probeHost, port: config.probePort })

@@ -198,3 +198,38 @@ async function clientCertificate(ca: DevCa): Promise<{ cert: string; key: string
   const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)
   return { cert: cert.toString('pem'), key: x509.PemConverter.encode(pkcs8, 'PRIVATE KEY') }
 }
+
+/** The value of one unlabelled series in a scrape, or undefined. */
+async function scraped(probeUrl: string, name: string): Promise<number | undefined> {
+  const text = await (await fetch(`${probeUrl}/metrics`)).text()
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `))
+  return line === undefined ? undefined : Number(line.slice(name.length + 1))
+}
+
+t.test('the cache-state and certificate metrics are what a scrape finds now', async (t) => {
+  const dir = t.testdir()
+  const pair = await createDevCertificates({ hosts: ['127.0.0.1'] })
+  await writeDevCertificates(dir, pair)
+  let synced = false
+  const view = Object.assign(new MemoryView(), { isSynced: () => synced })
+  const server = await startServer(config(dir), {
+    admission: createAdmission({ view }),
+    view,
+    logger: silent,
+  })
+  t.teardown(() => server.close())
+
+  // Nobody calls /readyz here: the gauge follows the view at each scrape.
+  t.equal(await scraped(server.probeUrl, 'mcp_admission_cluster_view_synced'), 0)
+  synced = true
+  t.equal(await scraped(server.probeUrl, 'mcp_admission_cluster_view_synced'), 1)
+  synced = false
+  t.equal(await scraped(server.probeUrl, 'mcp_admission_cluster_view_synced'), 0)
+
+  const notAfter = new x509.X509Certificate(pair.cert).notAfter.getTime() / 1000
+  t.equal(
+    await scraped(server.probeUrl, 'mcp_admission_certificate_expiration_timestamp_seconds'),
+    notAfter,
+    'the not-after of the certificate being served',
+  )
+})
