@@ -15,7 +15,10 @@ export async function gatherWorkloadFacts(
   const ref = isRecord(spec) ? spec.webhookConfigRef : undefined
   const name = isRecord(ref) ? ref.name : undefined
   if (typeof name !== 'string' || name === '' || request.namespace === undefined) return {}
-  const config = await view.get({ kind: 'MCPWebhookConfig', namespace: request.namespace, name })
+  const config = await view.get(
+    { kind: 'MCPWebhookConfig', namespace: request.namespace, name },
+    { signal: AbortSignal.timeout(LIVE_READ_DEADLINE_MS) },
+  )
   return { webhookConfigExists: config !== undefined }
 }
 

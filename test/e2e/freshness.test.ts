@@ -4,7 +4,9 @@
  *  - an operator-style get-modify-update of a proxy Deployment that keeps the old checksum and
  *    generation, after the RunConfig ConfigMap and the MCPServer changed, gets the new values;
  *  - a DELETE of an MCPWebhookConfig issued right after a referencing MCPServer was created is
- *    refused (no operator finalizer protects it here).
+ *    refused (no operator finalizer protects it here);
+ *  - with every read stalled, a proxy Deployment write is refused in-band, naming what could not
+ *    be read, before the API server's webhook timeout.
  */
 
 import { readFile, writeFile } from 'node:fs/promises'
@@ -157,6 +159,39 @@ t.test('a DELETE right after a reference is created is refused', async (t) => {
     const deleted = await kubectl(['delete', 'mcpwebhookconfig', 'hooks', '-n', ns])
     t.not(deleted.code, 0, 'refused')
     t.match(deleted.stderr, 'MCPWebhookConfig "hooks" is still referenced by MCPServer refers')
+  } finally {
+    proxy.release()
+  }
+})
+
+t.test('a stalled API server gets an in-band answer well inside the webhook timeout', async (t) => {
+  const ns = 'fresh'
+  const server = await get('mcpserver', 'demo', ns)
+  const deployment = inNamespace(
+    proxyDeployment('MCPServer', 'stalled', { uid: server['metadata'].uid }) as Any,
+    ns,
+  )
+  deployment['metadata'].ownerReferences[0].name = 'demo'
+  proxy.stall()
+  try {
+    const started = Date.now()
+    const result = await kubectl(
+      ['create', '--dry-run=server', '-f', '-'],
+      JSON.stringify(deployment),
+    )
+    const elapsed = Date.now() - started
+    t.not(result.code, 0, 'refused')
+    t.match(
+      result.stderr,
+      /cannot read (MCPServer|ConfigMap) fresh\/demo.* from the API server: .*no answer before the deadline/,
+    )
+    t.notMatch(
+      result.stderr,
+      /context deadline exceeded|timeout/i,
+      'not the API server giving up on the webhook',
+    )
+    // The API server's own timeout would have said so above; the time is reported, not asserted.
+    t.comment(`answered in ${elapsed} ms (webhook timeout 5 s, live-read deadline 2 s)`)
   } finally {
     proxy.release()
   }

@@ -1,7 +1,8 @@
 /**
  * A plain-HTTP reverse proxy on loopback in front of the test API server that can hold back the
  * events of every watch stream through it, while lists and reads pass: the deterministic way to
- * make a client's cache lag behind the API server (DESIGN §4.2 freshness tests). The client's
+ * make a client's cache lag behind the API server (DESIGN §4.2 freshness tests); or stall every
+ * request, as an API server that accepts connections but does not answer. The client's
  * bearer token passes through; the proxy speaks TLS to the API server with the plane's CA.
  */
 
@@ -13,8 +14,10 @@ export interface HoldingProxy {
   readonly url: string
   /** Stops forwarding watch events (they are queued, not dropped). */
   hold(): void
-  /** Forwards the queued events and every later one. */
+  /** Forwards the queued events and every later one, and lets stalled requests through. */
   release(): void
+  /** Stalls every other request too: nothing reaches the API server until `release()`. */
+  stall(): void
   /** Resolves once a watch stream has forwarded `text` (e.g. an object's resourceVersion). */
   forwarded(text: string, timeoutMs?: number): Promise<void>
   close(): Promise<void>
@@ -22,6 +25,8 @@ export interface HoldingProxy {
 
 export async function startHoldingProxy(plane: ControlPlane): Promise<HoldingProxy> {
   let holding = false
+  let stalling = false
+  const stalled: (() => void)[] = []
   // The tail of what each watch forwarded, enough to find a resourceVersion split across chunks.
   let forwardedText = ''
   const forward = (response: http.ServerResponse, chunk: Buffer) => {
@@ -31,6 +36,10 @@ export async function startHoldingProxy(plane: ControlPlane): Promise<HoldingPro
   const watches = new Set<{ queue: Buffer[]; response: http.ServerResponse }>()
   const upstream = new URL(plane.server)
   const server = http.createServer((request, response) => {
+    if (stalling) {
+      stalled.push(() => server.emit('request', request, response))
+      return
+    }
     const path = request.url ?? '/'
     const query = new URL(path, 'http://proxy').searchParams.get('watch')
     const isWatch = query === 'true' || query === '1'
@@ -77,8 +86,13 @@ export async function startHoldingProxy(plane: ControlPlane): Promise<HoldingPro
     hold() {
       holding = true
     },
+    stall() {
+      stalling = true
+    },
     release() {
       holding = false
+      stalling = false
+      for (const resume of stalled.splice(0)) resume()
       for (const watch of watches)
         for (const chunk of watch.queue.splice(0)) forward(watch.response, chunk)
     },
