@@ -1,9 +1,9 @@
 /** What the DESIGN §5 validators need from the cluster view. */
 
 import type { ClusterView } from '../cluster/view.ts'
-import { LIVE_READ_DEADLINE_MS } from './proxy-facts.ts'
 import { isRecord } from '../policy/kube.ts'
 import type { WorkloadFacts } from '../policy/workload-validation.ts'
+import { LIVE_READ_DEADLINE_MS } from './proxy-facts.ts'
 import type { AdmissionRequest } from './review.ts'
 
 /** Whether the MCPWebhookConfig a workload references exists (cache, then a live read on a miss). */

@@ -55,8 +55,6 @@ export function createAdmission({ view, routes = productRoutes() }: AdmissionOpt
         const response = await handler(request, context)
         return { ok: true, review: toReview(apiVersion, response), request }
       } catch (error) {
-        // Nesting too deep for a recursive step (the JSON Patch diff) is the request's doing: a
-        // 400 the client can act on, not an internal error. The API server never sends such objects.
         // A live read that failed is not a bug: say in-band what could not be read (the writer
         // retries) instead of deciding from a cache that may be stale (DESIGN §4.2).
         if (error instanceof ClusterReadError)
@@ -65,6 +63,8 @@ export function createAdmission({ view, routes = productRoutes() }: AdmissionOpt
             review: toReview(apiVersion, errored(request.uid, 503, error.message)),
             request,
           }
+        // Nesting too deep for a recursive step (the JSON Patch diff) is the request's doing: a
+        // 400 the client can act on, not an internal error. The API server never sends such objects.
         const response = isStackOverflow(error)
           ? errored(request.uid, 400, 'the object is nested too deeply to admit')
           : errored(request.uid, 500, `internal error while admitting: ${describe(error)}`)
