@@ -7,7 +7,8 @@
 import type { Logger } from 'pino'
 import type { KubeObject } from '../policy/kube.ts'
 import type { KubeApi } from './kube-api.ts'
-import { MemoryView, objectKey, webhookConfigRefName } from './memory-view.ts'
+import { webhookConfigRefName } from '../policy/webhook-config-ref.ts'
+import { MemoryView, objectKey } from './memory-view.ts'
 import { Reflector } from './reflector.ts'
 import type { ReflectorOptions, ReflectorStore } from './reflector.ts'
 import { LIVE_ONLY_RESOURCES, VIEW_RESOURCES, resourcePath } from './resources.ts'
@@ -115,7 +116,7 @@ export class KubeView implements ClusterView {
   ): Promise<string[]> {
     const resource = this.#resources.get('MCPServer')
     if (!resource) return []
-    const path = resourcePath(resource, { namespace, name: '' }).replace(/\/$/, '')
+    const path = resourcePath(resource, { namespace })
     const names: string[] = []
     let next: string | undefined
     try {

@@ -1,8 +1,9 @@
 /** An in-memory ClusterView over plain objects (CLI, embedded default, unit tests). */
 
-import { groupOf, isRecord } from '../policy/kube.ts'
+import { groupOf } from '../policy/kube.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { TOOLHIVE_GROUP, isToolHiveKind } from '../policy/names.ts'
+import { webhookConfigRefName } from '../policy/webhook-config-ref.ts'
 import { keyString } from './view.ts'
 import type { ClusterView, ObjectKey, ViewKind } from './view.ts'
 
@@ -85,11 +86,4 @@ export function objectKey(object: KubeObject, defaultNamespace = 'default'): Obj
 
 function webhookConfigRefOf(key: ObjectKey, object: KubeObject): string | undefined {
   return key.kind === 'MCPServer' ? webhookConfigRefName(object) : undefined
-}
-
-/** The MCPWebhookConfig an MCPServer names in `spec.webhookConfigRef.name`, if any. */
-export function webhookConfigRefName(object: KubeObject): string | undefined {
-  if (!isRecord(object.spec)) return undefined
-  const ref = object.spec.webhookConfigRef
-  return isRecord(ref) && typeof ref.name === 'string' && ref.name !== '' ? ref.name : undefined
 }

@@ -51,16 +51,19 @@ export function apiVersionOf(resource: ViewResource): string {
   return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`
 }
 
-/** The REST path of a resource across all namespaces, or of one object when given its name. */
+/**
+ * The REST path of a resource across all namespaces, in one namespace, or of one object when
+ * given its name too.
+ */
 export function resourcePath(
   resource: ViewResource,
-  object?: { readonly namespace: string; readonly name: string },
+  object?: { readonly namespace: string; readonly name?: string },
 ): string {
   const base =
     resource.group === ''
       ? `/api/${resource.version}`
       : `/apis/${resource.group}/${resource.version}`
   if (!object) return `${base}/${resource.plural}`
-  const ns = encodeURIComponent(object.namespace)
-  return `${base}/namespaces/${ns}/${resource.plural}/${encodeURIComponent(object.name)}`
+  const collection = `${base}/namespaces/${encodeURIComponent(object.namespace)}/${resource.plural}`
+  return object.name === undefined ? collection : `${collection}/${encodeURIComponent(object.name)}`
 }

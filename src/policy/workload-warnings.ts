@@ -4,6 +4,7 @@ import type { JsonObject } from './kube.ts'
 import { isRecord } from './kube.ts'
 import type { WorkloadKind } from './names.ts'
 import { shortWarning } from './warnings.ts'
+import { webhookConfigRefName } from './webhook-config-ref.ts'
 
 /** The warnings for a workload spec, each at most 120 characters. */
 export function workloadWarnings(
@@ -26,9 +27,8 @@ export function workloadWarnings(
       `spec.replicas: ${replicas} replicas without redis sessionStorage; sessions are not shared across replicas`,
     )
   }
-  const ref = spec.webhookConfigRef
-  const refName = isRecord(ref) ? ref.name : undefined
-  if (facts.webhookConfigExists === false && typeof refName === 'string' && refName !== '') {
+  const refName = webhookConfigRefName({ spec })
+  if (facts.webhookConfigExists === false && refName !== undefined) {
     warnings.push(
       `spec.webhookConfigRef.name: MCPWebhookConfig ${JSON.stringify(refName)} does not exist in this namespace`,
     )
