@@ -70,27 +70,35 @@ export class KubeApi {
 
   /**
    * Sends a write (`POST`, `PUT`, `PATCH`) with a JSON body; returns the status and the parsed
-   * body (a Kubernetes Status on errors). Never throws on an HTTP status; only when no response came.
+   * body (a Kubernetes Status on errors). Never throws on an HTTP status; only when no response
+   * came. `signal` abandons the write (leadership lost, a deadline): the caller cannot know
+   * whether the server applied it, and must not act as if it had.
    */
   async write(
     method: 'POST' | 'PUT' | 'PATCH',
     path: string,
     body: unknown,
-    options: { readonly contentType?: string; readonly query?: Query } = {},
+    options: {
+      readonly contentType?: string
+      readonly query?: Query
+      readonly signal?: AbortSignal
+    } = {},
   ): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
     const payload = Buffer.from(JSON.stringify(body), 'utf8')
-    const response = await this.#request(
-      path,
-      options.query ?? {},
-      this.#requestTimeoutMs,
-      undefined,
-      {
+    const { signal } = options
+    let response: http.IncomingMessage
+    let text: string
+    try {
+      response = await this.#request(path, options.query ?? {}, this.#requestTimeoutMs, signal, {
         method,
         payload,
         contentType: options.contentType ?? 'application/json',
-      },
-    )
-    const text = await readBody(response)
+      })
+      text = await readBody(response)
+    } catch (error) {
+      if (signal?.aborted) throw new KubeApiError(`${method} ${path}: ${abortReason(signal)}`, 0)
+      throw error
+    }
     let parsed: Record<string, unknown> | undefined
     try {
       parsed = JSON.parse(text) as Record<string, unknown>
