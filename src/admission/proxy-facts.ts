@@ -10,7 +10,7 @@
 import type { ClusterView } from '../cluster/view.ts'
 import { runConfigMapName } from '../policy/names.ts'
 import type { ProxyDeploymentFacts } from '../policy/proxy-deployment.ts'
-import { isSameOwner, proxyOwnerOf } from '../policy/proxy-owner.ts'
+import { isSameOwner, isStdioServer, proxyOwnerOf } from '../policy/proxy-owner.ts'
 import type { ScaleFacts } from '../policy/stdio-scale.ts'
 import type { AdmissionRequest } from './review.ts'
 
@@ -38,10 +38,16 @@ export async function gatherProxyDeploymentFacts(
   return { owner, runConfigMap, stored: request.oldObject ?? undefined }
 }
 
+/** What a Scale of anything but a stdio MCPServer's proxy needs: nothing. */
+const NOTHING_TO_CAP: ScaleFacts = { deployment: undefined, owner: undefined }
+
 /**
- * The Deployment behind a `deployments/scale` request (read live: Deployments are not cached) and
- * its owner, from the cache when it is the incarnation the Deployment names: only the transport
- * matters here, and a scale does not race the operator's config changes.
+ * The Deployment behind a `deployments/scale` request and its owner. A proxy Deployment is named
+ * like its owner (DESIGN §3), so once the cache has synced, a Scale with no stdio MCPServer of its
+ * name is answered from the cache alone: an autoscaler acting on remote proxies costs the API
+ * server nothing. When one might exist, the Deployment is read live (Deployments are not cached)
+ * and the owner taken from the cache when it is the incarnation the Deployment names: only the
+ * transport matters here, and a scale does not race the operator's config changes.
  */
 export async function gatherScaleFacts(
   request: AdmissionRequest,
@@ -49,6 +55,10 @@ export async function gatherScaleFacts(
 ): Promise<ScaleFacts> {
   const namespace = request.namespace ?? ''
   const name = request.name ?? ''
+  if (view.isSynced()) {
+    const server = await view.get({ kind: 'MCPServer', namespace, name }, { cacheOnly: true })
+    if (!server || !isStdioServer(server)) return NOTHING_TO_CAP
+  }
   const live = { live: true, signal: AbortSignal.timeout(LIVE_READ_DEADLINE_MS) }
   const deployment = await view.get({ kind: 'Deployment', namespace, name }, live)
   const reference = proxyOwnerOf(deployment)

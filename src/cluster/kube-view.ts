@@ -68,11 +68,14 @@ export class KubeView implements ClusterView {
     return this.#cache.get(key)
   }
 
-  /** The cached object, or the API server's when `live` or on a miss; a failed read throws ClusterReadError. */
+  /**
+   * The cached object, or the API server's when `live` or on a miss (unless `cacheOnly`); a failed
+   * read throws ClusterReadError.
+   */
   async get(key: ObjectKey, options: ReadOptions = {}): Promise<KubeObject | undefined> {
     if (!options.live) {
       const cached = await this.#cache.get(key)
-      if (cached) return cached
+      if (cached || options.cacheOnly) return cached
     }
     const resource = this.#resources.get(key.kind)
     if (!resource) return undefined

@@ -22,6 +22,8 @@ export interface ObjectKey {
 export interface ReadOptions {
   /** Bypass any cache and read what the API server holds now (DESIGN §4.2 freshness). */
   readonly live?: boolean
+  /** Answer from the cache alone: a miss is `undefined`, never a read (ignored with `live`). */
+  readonly cacheOnly?: boolean
   /** Ends a live read: admission gives every read a deadline inside the webhook's timeout. */
   readonly signal?: AbortSignal
 }

@@ -16,6 +16,7 @@ import { NAMESPACE, proxyDeployment, runConfigFor, workload } from '../helpers/p
 /** A cache and the "API server" behind it, which may disagree; counts live reads. */
 class SplitView implements ClusterView {
   readonly liveReads: string[] = []
+  synced = true
   readonly cache: MemoryView
   readonly server: MemoryView
   constructor(cache: MemoryView, server: MemoryView) {
@@ -31,7 +32,7 @@ class SplitView implements ClusterView {
     return this.cache.serversReferencingWebhookConfig(namespace, name)
   }
   isSynced() {
-    return true
+    return this.synced
   }
 }
 
@@ -118,20 +119,49 @@ t.test('a Deployment that is not a proxy reads nothing', async (t) => {
   t.same(facts, { owner: undefined, runConfigMap: undefined, stored: undefined })
 })
 
+const scaleOf = (name: string) =>
+  requestFor(
+    {
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      metadata: { name, namespace: NAMESPACE },
+      spec: { replicas: 3 },
+    },
+    { operation: 'UPDATE', namespace: NAMESPACE },
+  )
+
 t.test('a Scale reads its Deployment live and the owner from the cache', async (t) => {
   const deployment = proxyDeployment('MCPServer', 'demo', { replicas: 1 })
   const view = new SplitView(new MemoryView([fresh]), new MemoryView([fresh, deployment]))
-  const scale: KubeObject = {
-    apiVersion: 'autoscaling/v1',
-    kind: 'Scale',
-    metadata: { name: 'demo', namespace: NAMESPACE },
-    spec: { replicas: 3 },
-  }
-  const facts = await gatherScaleFacts(
-    requestFor(scale, { operation: 'UPDATE', namespace: NAMESPACE }),
-    view,
-  )
+  const facts = await gatherScaleFacts(scaleOf('demo'), view)
   t.same(view.liveReads, ['Deployment/demo'])
   t.equal(facts.owner?.metadata?.name, 'demo')
   t.equal(facts.deployment?.metadata?.name, 'demo')
+})
+
+t.test('a Scale with no stdio MCPServer of its name is answered from the cache', async (t) => {
+  const http = workload('MCPServer', 'web', { spec: { transport: 'streamable-http' } })
+  const remote = workload('MCPRemoteProxy', 'remote')
+  const server = new MemoryView([
+    http,
+    remote,
+    proxyDeployment('MCPServer', 'web'),
+    proxyDeployment('MCPRemoteProxy', 'remote'),
+    // Not in the cache yet: a server the watch has not delivered is not looked for live.
+    workload('MCPServer', 'unseen'),
+  ])
+  for (const name of ['web', 'remote', 'unseen', 'plain-app']) {
+    const view = new SplitView(new MemoryView([http, remote]), server)
+    t.same(await gatherScaleFacts(scaleOf(name), view), { deployment: undefined, owner: undefined })
+    t.same(view.liveReads, [], `${name}: no live read`)
+  }
+})
+
+t.test('before the cache has synced, every Scale is settled live', async (t) => {
+  const deployment = proxyDeployment('MCPServer', 'demo', { replicas: 1 })
+  const view = new SplitView(new MemoryView([]), new MemoryView([fresh, deployment]))
+  view.synced = false
+  const facts = await gatherScaleFacts(scaleOf('demo'), view)
+  t.same(view.liveReads, ['Deployment/demo', 'MCPServer/demo'])
+  t.equal(facts.owner?.metadata?.uid, 'demo-uid')
 })

@@ -15,6 +15,7 @@ import { runLoad } from '../faults/load.ts'
 import { proxyDeployment } from '../helpers/proxy.ts'
 import { startEnvironment } from './harness/environment.ts'
 import { mustKubectl } from './harness/kubectl.ts'
+import { createServerWithProxy } from './harness/proxies.ts'
 import { waitFor } from './harness/processes.ts'
 
 type Any = Record<string, any>
@@ -22,34 +23,11 @@ const env = await startEnvironment(t)
 const { kubectl, admission, plane } = env
 const ns = await env.namespace()
 
-const get = async (kind: string, name: string): Promise<Any> =>
-  JSON.parse(await mustKubectl(kubectl, ['get', kind, name, '-n', ns, '-o', 'json'])) as Any
 const create = (object: unknown) =>
   mustKubectl(kubectl, ['create', '-f', '-'], JSON.stringify(object))
 
-async function serverWithProxy(name: string): Promise<Any> {
-  await create({
-    apiVersion: 'toolhive.stacklok.dev/v1beta1',
-    kind: 'MCPServer',
-    metadata: { name, namespace: ns },
-    spec: { transport: 'sse' },
-  })
-  await create({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: `${name}-runconfig`,
-      namespace: ns,
-      labels: { 'toolhive.stacklok.io/component': 'run-config' },
-    },
-    data: { 'runconfig.json': '{}' },
-  })
-  const owner = await get('mcpserver.toolhive.stacklok.dev', name)
-  const deployment = proxyDeployment('MCPServer', name, { uid: owner['metadata'].uid }) as Any
-  deployment['metadata'].namespace = ns
-  await create(deployment)
-  return get('deployment', name)
-}
+const serverWithProxy = (name: string) =>
+  createServerWithProxy(kubectl, ns, name, { transport: 'sse' })
 
 function post(body: unknown): Promise<AdmissionReviewResponse> {
   return new Promise((resolve, reject) => {

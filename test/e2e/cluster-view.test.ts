@@ -149,7 +149,7 @@ t.test('follows updates and deletes', async (t) => {
   t.pass('gone from the cache')
 })
 
-t.test('a cache miss reads live', async (t) => {
+t.test('a cache miss reads live, unless the read is cache-only', async (t) => {
   // Not labelled as a RunConfig, so the watch never brings it; only a live read can find it.
   await mustKubectl(kubectl, [
     'create',
@@ -160,6 +160,11 @@ t.test('a cache miss reads live', async (t) => {
     '--from-literal=k=v',
   ])
   t.equal(await view.cached(key('ConfigMap', 'unlabelled-runconfig')), undefined)
+  t.equal(
+    await view.get(key('ConfigMap', 'unlabelled-runconfig'), { cacheOnly: true }),
+    undefined,
+    'cacheOnly: a miss stays a miss',
+  )
   const live = await view.get(key('ConfigMap', 'unlabelled-runconfig'))
   t.equal(live?.metadata?.name, 'unlabelled-runconfig')
   t.equal(live?.['data'], undefined, 'live reads are trimmed like cached ones')

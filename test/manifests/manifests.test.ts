@@ -60,6 +60,15 @@ if (!full) {
           service: { name: 'mcp-admission', namespace: 'mcp-admission', port: 443 },
         })
         t.match(webhook['clientConfig'].service.path, /^\/(mutate|validate)$/)
+        // Failing closed must block only ToolHive's own writes: its kinds, or objects narrowed
+        // by a selector or a match condition (test/e2e/blast-radius proves the narrowing).
+        const toolhiveKinds = (webhook['rules'] as Any[]).every((rule) =>
+          (rule['apiGroups'] as string[]).every((group) => group === 'toolhive.stacklok.dev'),
+        )
+        const narrowed =
+          webhook['objectSelector'] !== undefined || (webhook['matchConditions'] ?? []).length > 0
+        if (webhook['failurePolicy'] === 'Fail')
+          t.ok(toolhiveKinds || narrowed, `${label}: fails closed for ToolHive objects only`)
       }
     })
 
