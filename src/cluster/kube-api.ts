@@ -81,7 +81,7 @@ export class KubeApi {
     options: {
       readonly contentType?: string
       readonly query?: Query
-      readonly signal?: AbortSignal
+      readonly signal?: AbortSignal | undefined
     } = {},
   ): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
     const payload = Buffer.from(JSON.stringify(body), 'utf8')

@@ -35,11 +35,14 @@ export const RECONCILED_KINDS = [
 /** Conflicts in a row before giving up for now (each one drops at least one condition). */
 const MAX_CONFLICTS = 3
 
+/** How long one read or write may take: a stuck request must not hold the queue's worker. */
+const REQUEST_DEADLINE_MS = 5_000
+
 export interface ReconcileDeps {
   readonly api: Pick<KubeApi, 'get' | 'write'>
   readonly view: Pick<KubeView, 'cached'>
   readonly logger: Logger
-  /** Aborted when leadership is lost: no write may start after that. */
+  /** Aborted when leadership is lost: no write may start after that, and one under way is abandoned. */
   readonly leadership: AbortSignal
   readonly now?: () => string
   readonly onWrite?: (kind: string) => void
@@ -73,10 +76,14 @@ export function createReconcile(deps: ReconcileDeps): (key: string) => Promise<R
     const leading = () => !deps.leadership.aborted
     if (!leading()) return { result: 'done' }
 
+    // Each request ends when leadership does, or at its deadline.
+    const bounded = () =>
+      AbortSignal.any([deps.leadership, AbortSignal.timeout(REQUEST_DEADLINE_MS)])
     let live: KubeObject | undefined
     try {
-      live = await deps.api.get(resourcePath(resource, key))
+      live = await deps.api.get(resourcePath(resource, key), {}, bounded())
     } catch (error) {
+      if (!leading()) return { result: 'done' }
       return { result: 'retry', error: error instanceof Error ? error : new Error(String(error)) }
     }
     if (!live) return { result: 'done' }
@@ -106,7 +113,9 @@ export function createReconcile(deps: ReconcileDeps): (key: string) => Promise<R
         return { result: 'done' }
       if (!leading()) return { result: 'done' }
       const status = { conditions: [...mergeConditions(current, own, now()), ...kept] }
-      const outcome = await applyStatus(deps.api, resource, key, status)
+      const outcome = await applyStatus(deps.api, resource, key, status, bounded())
+      // Abandoned with leadership: whether it landed is the next leader's to find out.
+      if (outcome.result === 'retry' && !leading()) return { result: 'done' }
       switch (outcome.result) {
         case 'written':
           deps.onWrite?.(key.kind)

@@ -23,12 +23,16 @@ export type ApplyOutcome =
   /** Refused for good (e.g. 422): retrying the same write cannot help. */
   | { readonly result: 'refused'; readonly reason: string }
 
-/** Applies `status` to one object; never throws. */
+/**
+ * Applies `status` to one object; never throws. `signal` abandons the write (leadership lost):
+ * the outcome is then 'retry', and the caller must not count it as written.
+ */
 export async function applyStatus(
   api: Pick<KubeApi, 'write'>,
   resource: ViewResource,
   object: { readonly namespace: string; readonly name: string },
   status: Record<string, unknown>,
+  signal?: AbortSignal,
 ): Promise<ApplyOutcome> {
   const body = {
     apiVersion: apiVersionOf(resource),
@@ -41,6 +45,7 @@ export async function applyStatus(
       // JSON is YAML, so the apply body needs no YAML encoder.
       contentType: 'application/apply-patch+yaml',
       query: { fieldManager: FIELD_MANAGER },
+      signal,
     })
     const message = response.body?.['message']
     const reason = `${response.status} ${typeof message === 'string' ? message : ''}`.trim()

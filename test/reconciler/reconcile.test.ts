@@ -246,3 +246,39 @@ t.test('no write once leadership is lost, and a failed read is retried', async (
   })
   t.match(await failing.run(), { result: 'retry', error: { message: 'connection refused' } })
 })
+
+t.test('a write under way when leadership ends is abandoned, not counted', async (t) => {
+  const object = vmcp()
+  const leadership = new AbortController()
+  const signals: AbortSignal[] = []
+  let written = 0
+  const reconcile = createReconcile({
+    api: {
+      get: async (_path: string, _query: unknown, signal?: AbortSignal) => {
+        if (signal) signals.push(signal)
+        return object as Record<string, unknown>
+      },
+      // Like KubeApi.write: never answers, rejects once its signal aborts.
+      write: (_method: string, _path: string, _body: unknown, options: Any = {}) =>
+        new Promise((_resolve, reject) => {
+          const signal = options['signal'] as AbortSignal
+          signals.push(signal)
+          signal.addEventListener('abort', () => {
+            reject(new Error('PUT: leadership lost'))
+          })
+          leadership.abort()
+        }),
+    } as never,
+    view: { cached: async () => object },
+    logger: pino({ level: 'silent' }),
+    leadership: leadership.signal,
+    now: () => NOW,
+    onWrite: () => {
+      written++
+    },
+  })
+  t.same(await reconcile(KEY), { result: 'done' }, 'no retry is queued by a former leader')
+  t.equal(signals.length, 2, 'the read and the write both carried a signal')
+  t.ok(signals[1]?.aborted, "the write's signal aborted with leadership")
+  t.equal(written, 0)
+})
