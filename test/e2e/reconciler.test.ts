@@ -7,7 +7,6 @@
  */
 
 import t from 'tap'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { startAdmission, storeWithoutValidation } from './harness/admission.ts'
 import type { RunningAdmission } from './harness/admission.ts'
 import { startEnvironment } from './harness/environment.ts'
@@ -168,14 +167,19 @@ t.test(
       message: 'proxy is running',
     })
 
-    // Nothing changes from here: no write, and the object keeps the resourceVersion of the last
-    // real update (a label change the reconciler sees but that changes no status).
-    await sleep(1_500)
+    // Nothing changes from here: the reconciler sees a label change that changes no status, and
+    // writes nothing (the object keeps the resourceVersion the label change gave it).
     const writes = await admission.metric('mcp_admission_status_writes_total')
+    const reconciled = await admission.metric('mcp_admission_reconciles_total')
     await mustKubectl(kubectl, ['label', 'mcpserver', 'shared', '-n', ns, 'touched=yes'])
-    await sleep(1_000)
     const afterLabel = await get('mcpserver', 'shared', ns)
-    await sleep(2_000)
+    // The reconcile of the label change has finished once the counter moves.
+    await waitFor(
+      'the reconciler to see the label change',
+      async () =>
+        (await admission.metric('mcp_admission_reconciles_total')) > reconciled ? true : undefined,
+      { timeoutMs: 10_000, intervalMs: 100 },
+    )
     t.equal(await admission.metric('mcp_admission_status_writes_total'), writes, 'no status write')
     const final = await get('mcpserver', 'shared', ns)
     t.equal(
@@ -209,9 +213,15 @@ t.test('two replicas: one writes; a graceful stop and a SIGKILL both hand over',
     )
     return flags.filter(([, leader]) => leader === 1).map(([name]) => name)
   }
-  await sleep(3_000)
-  t.same((await leaders()).length, 1, 'exactly one leader')
-  const [leaderName] = await leaders()
+  const [leaderName, ...others] = await waitFor(
+    'a leader',
+    async () => {
+      const current = await leaders()
+      return current.length > 0 ? current : undefined
+    },
+    { timeoutMs: 10_000 },
+  )
+  t.same(others, [], 'exactly one leader')
   const leader = leaderName === 'first' ? admission : second
   const follower = leader === admission ? second : admission
 
