@@ -64,7 +64,8 @@ export async function gatherScaleFacts(
   const reference = proxyOwnerOf(deployment)
   if (!reference) return { deployment, owner: undefined }
   const key = { kind: reference.kind, namespace, name: reference.name }
-  const cached = await view.get(key)
+  // A cache miss is read live too: the deadline goes with it.
+  const cached = await view.get(key, { signal: live.signal })
   const owner = cached && isSameOwner(reference, cached) ? cached : await view.get(key, live)
   return { deployment, owner }
 }

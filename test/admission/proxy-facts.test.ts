@@ -54,6 +54,17 @@ async function gather(cache: KubeObject[], server: KubeObject[], deployment: Kub
   return { facts, liveReads: view.liveReads }
 }
 
+const scaleOf = (name: string) =>
+  requestFor(
+    {
+      apiVersion: 'autoscaling/v1',
+      kind: 'Scale',
+      metadata: { name, namespace: NAMESPACE },
+      spec: { replicas: 3 },
+    },
+    { operation: 'UPDATE', namespace: NAMESPACE },
+  )
+
 t.test('a stale cache that agrees with a stale request is not trusted', async (t) => {
   // An operator's get-modify-update keeps the old values while the service's watch lags.
   const oldMap = runConfigFor('MCPServer', 'demo', '{"name":"old"}')
@@ -79,6 +90,26 @@ t.test('every write is settled live, whatever the request carries', async (t) =>
       t.equal(facts.owner?.metadata?.uid, 'demo-uid')
     }
   }
+})
+
+t.test('every read of a Scale carries the deadline, the cache-miss one too', async (t) => {
+  const signals: (AbortSignal | undefined)[] = []
+  const view = new SplitView(
+    new MemoryView([]),
+    new MemoryView([fresh, proxyDeployment('MCPServer', 'demo')]),
+  )
+  view.synced = false
+  const get = view.get.bind(view)
+  view.get = (key, options) => {
+    signals.push(options?.signal)
+    return get(key, options)
+  }
+  await gatherScaleFacts(scaleOf('demo'), view)
+  t.equal(signals.length, 3, 'the Deployment, the owner from the cache, the owner live')
+  t.ok(
+    signals.every((signal) => signal instanceof AbortSignal && signal === signals[0]),
+    'one deadline for all',
+  )
 })
 
 t.test('the live reads carry one deadline', async (t) => {
@@ -118,17 +149,6 @@ t.test('a Deployment that is not a proxy reads nothing', async (t) => {
   t.same(liveReads, [])
   t.same(facts, { owner: undefined, runConfigMap: undefined, stored: undefined })
 })
-
-const scaleOf = (name: string) =>
-  requestFor(
-    {
-      apiVersion: 'autoscaling/v1',
-      kind: 'Scale',
-      metadata: { name, namespace: NAMESPACE },
-      spec: { replicas: 3 },
-    },
-    { operation: 'UPDATE', namespace: NAMESPACE },
-  )
 
 t.test('a Scale reads its Deployment live and the owner from the cache', async (t) => {
   const deployment = proxyDeployment('MCPServer', 'demo', { replicas: 1 })
