@@ -10,7 +10,7 @@ import type { Logger } from 'pino'
 import type { Admission, ReviewOutcome } from '../admission/webhook.ts'
 import { WEBHOOKS } from '../admission/review.ts'
 import type { WebhookName } from '../admission/review.ts'
-import { EMPTY_BODY_MESSAGE, acceptJsonOnly } from './body.ts'
+import { EMPTY_BODY_MESSAGE, acceptJsonOnly, unsupportedContentType } from './body.ts'
 import type { Metrics } from './metrics.ts'
 
 /** Two objects of up to 3 MiB each, plus the envelope (DESIGN §7). */
@@ -49,13 +49,20 @@ export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance
 
   acceptJsonOnly(app)
 
-  app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
-    const status =
-      error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500
-    if (status >= 500) request.log.error({ err: error }, 'request failed')
-    else request.log.debug({ err: error }, 'rejected malformed request')
-    return reply.code(status).send({ code: status, message: error.message })
-  })
+  app.setErrorHandler(
+    (thrown: { code?: string; statusCode?: number; message: string }, request, reply) => {
+      // A content type Fastify cannot even parse ("foo", ";") gets the same words as any other.
+      const error =
+        thrown.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? unsupportedContentType(request.headers['content-type'])
+          : thrown
+      const status =
+        error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500
+      if (status >= 500) request.log.error({ err: error }, 'request failed')
+      else request.log.debug({ err: error }, 'rejected malformed request')
+      return reply.code(status).send({ code: status, message: error.message })
+    },
+  )
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ code: 404, message: `no route for ${request.method} ${request.url}` }),
   )

@@ -2,7 +2,9 @@
  * Request body parsing for the admission routes. Only JSON is accepted, and it is parsed with
  * plain JSON.parse: `__proto__` and `constructor` are legal keys in Kubernetes maps (a ConfigMap
  * may have a data key named `__proto__`) and JSON.parse keeps them as inert own properties.
- * Every failure is a 400 with a message, as the API server and humans with curl both need.
+ * Every failure is answered with a message, as the API server and humans with curl both need: 415
+ * for a body that is not declared JSON (as the API server itself answers), 400 for one that is
+ * not a JSON document.
  */
 
 import type { FastifyInstance } from 'fastify'
@@ -10,8 +12,20 @@ import type { FastifyInstance } from 'fastify'
 export const EMPTY_BODY_MESSAGE = 'request body is empty: expected an AdmissionReview JSON document'
 
 export class BodyError extends Error {
-  readonly statusCode = 400
+  readonly statusCode: 400 | 415
   override name = 'BodyError'
+  constructor(message: string, statusCode: 400 | 415 = 400) {
+    super(message)
+    this.statusCode = statusCode
+  }
+}
+
+/** The answer to any content type but JSON, well-formed or not. */
+export function unsupportedContentType(type: string | undefined): BodyError {
+  return new BodyError(
+    `unsupported content type ${type ?? '(none)'}: expected application/json`,
+    415,
+  )
 }
 
 /** Installs the JSON-only parsers on `app` (call before routes are added). */
@@ -30,7 +44,6 @@ export function acceptJsonOnly(app: FastifyInstance): void {
     }
   })
   app.addContentTypeParser('*', (request, _payload, done) => {
-    const type = request.headers['content-type'] ?? '(none)'
-    done(new BodyError(`unsupported content type ${type}: expected application/json`))
+    done(unsupportedContentType(request.headers['content-type']))
   })
 }
