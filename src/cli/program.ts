@@ -7,12 +7,14 @@ import type { WebhookName } from '../admission/review.ts'
 import { ObjectFileError } from '../cluster/load-objects.ts'
 import { CHECK_OUTPUTS, checkCommand } from './check.ts'
 import type { CheckOutput } from './check.ts'
+import { OBJECT_FILES_HELP } from './files-help.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 import { LOG_LEVELS } from './logger.ts'
 import { reviewCommand } from './review.ts'
 import { serveCommand } from './serve.ts'
 import type { ServeOptions } from './serve-config.ts'
+import { StartupError } from './startup-errors.ts'
 
 const { version } = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
@@ -68,7 +70,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     .addOption(
       new Option(
         '--shutdown-delay <duration>',
-        'unready time before draining on SIGTERM (default 5s)',
+        'unready time before draining on SIGTERM (default 5s; 0s with no cluster)',
       ).env('MCP_ADMISSION_SHUTDOWN_DELAY'),
     )
     .addOption(
@@ -116,7 +118,14 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       ),
     )
     .action(async (options: ServeOptions) => {
-      exitCode = await serveCommand(options, io)
+      try {
+        exitCode = await serveCommand(options, io)
+      } catch (error) {
+        if (!(error instanceof StartupError)) throw error
+        // Nothing was left running: the process exits by itself with this code.
+        io.stderr.write(`mcp-admission: ${error.message}\n`)
+        exitCode = EXIT.usage
+      }
     })
 
   program
@@ -129,6 +138,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     .addOption(
       new Option('--webhook <name>', 'which webhook answers').choices(WEBHOOKS).default('mutate'),
     )
+    .addHelpText('after', OBJECT_FILES_HELP)
     .action(async (file: string, options: { objects?: string[]; webhook: WebhookName }) => {
       exitCode = await reviewCommand(
         file,
@@ -156,6 +166,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         .choices(CHECK_OUTPUTS)
         .default('text'),
     )
+    .addHelpText('after', OBJECT_FILES_HELP)
     .action(
       async (
         paths: string[],
@@ -169,6 +180,11 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       },
     )
 
+  const unknown = unknownCommand(program, argv)
+  if (unknown !== undefined) {
+    io.stderr.write(`mcp-admission: ${unknown}\n`)
+    return EXIT.usage
+  }
   try {
     await program.parseAsync(argv, { from: 'user' })
     return exitCode
@@ -183,4 +199,31 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     }
     throw error
   }
+}
+
+/**
+ * `serve` is the default command and takes no arguments, so commander reads `mcp-admission chek
+ * x` as serve with two extra arguments ("too many arguments for 'serve'"). The first operand,
+ * found past serve's options and their values, names the command; if it names none, that is the
+ * error. Help, version and an unknown option end the search: commander deals with those.
+ */
+function unknownCommand(program: Command, argv: readonly string[]): string | undefined {
+  const commands = program.commands.map((c) => c.name())
+  const known = new Set([...commands, ...program.commands.flatMap((c) => c.aliases()), 'help'])
+  const serve = program.commands.find((c) => c.name() === 'serve')
+  const options = [...program.options, ...(serve?.options ?? [])]
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? ''
+    const operand = arg === '--' ? argv[i + 1] : arg === '-' || !arg.startsWith('-') ? arg : null
+    if (operand !== null) {
+      return operand === undefined || known.has(operand)
+        ? undefined
+        : `unknown command '${operand}' (commands: ${commands.join(', ')}; see --help)`
+    }
+    if (/^--[^=]+=/.test(arg)) continue // --flag=value
+    const option = options.find((o) => o.long === arg || o.short === arg)
+    if (option === undefined) return undefined // --help, or unknown: commander's to report
+    if (option.required || option.optional) i++ // skip its value
+  }
+  return undefined
 }

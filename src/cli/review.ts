@@ -5,6 +5,7 @@ import { text } from 'node:stream/consumers'
 import { createAdmission } from '../admission/webhook.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
+import { fileSystemError, printable } from '../cluster/load-errors.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
@@ -25,13 +26,14 @@ export async function reviewCommand(
     file === '-'
       ? await text(io.stdin)
       : await readFile(file, 'utf8').catch((error: unknown) => {
-          throw new UsageError(`${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)
+          throw new UsageError(fileSystemError(file, error).message)
         })
   let body: unknown
   try {
     body = JSON.parse(raw)
   } catch (error) {
-    throw new UsageError(`${source} is not valid JSON: ${(error as Error).message}`)
+    // V8's message quotes the text around the error: escaped, so a binary file prints no raw bytes.
+    throw new UsageError(`${source} is not valid JSON: ${printable((error as Error).message)}`)
   }
   const outcome = await createAdmission({ view }).review(body, options.webhook)
   if (!outcome.ok) throw new UsageError(`${source}: ${outcome.message}`)

@@ -38,7 +38,14 @@ export type ViewSource =
   /** Objects from files, even next to a cluster. */
   | { readonly kind: 'files'; readonly objects: readonly string[] }
   /** A cluster, from in-pod credentials or a kubeconfig. */
-  | { readonly kind: 'cluster'; readonly kubeconfig: string | undefined }
+  | {
+      readonly kind: 'cluster'
+      readonly kubeconfig: string | undefined
+      /** Where the kubeconfig path came from, to name it in a start-up error. */
+      readonly kubeconfigSetting: KubeconfigSetting | undefined
+    }
+
+export type KubeconfigSetting = '--kubeconfig' | 'KUBECONFIG'
 
 export interface ServeConfig {
   readonly server: ServerConfig
@@ -61,6 +68,12 @@ export function resolveServeConfig(
 ): { config: ServeConfig } | { errors: string[] } {
   const errors: string[] = []
   const kubeconfig = options.kubeconfig ?? nonEmpty(env.KUBECONFIG)
+  const kubeconfigSetting: KubeconfigSetting | undefined =
+    options.kubeconfig !== undefined
+      ? '--kubeconfig'
+      : kubeconfig !== undefined
+        ? 'KUBECONFIG'
+        : undefined
   const inPod = nonEmpty(env.KUBERNETES_SERVICE_HOST) !== undefined
   const embedded = !inPod && kubeconfig === undefined
   const objects = options.objects ?? []
@@ -69,7 +82,7 @@ export function resolveServeConfig(
     ? { kind: 'embedded', objects: objects.length > 0 ? objects : [defaults.samplesDir] }
     : objects.length > 0
       ? { kind: 'files', objects }
-      : { kind: 'cluster', kubeconfig }
+      : { kind: 'cluster', kubeconfig, kubeconfigSetting }
 
   const localOnly = embedded ? '127.0.0.1' : '0.0.0.0'
   const host = address('--host', options.host ?? localOnly, errors)
@@ -88,7 +101,15 @@ export function resolveServeConfig(
     100,
     errors,
   )
-  const shutdownDelayMs = duration('--shutdown-delay', options.shutdownDelay ?? '5s', 0, errors)
+  // The delay lets the API server's endpoints stop routing here before the listener closes. With
+  // no cluster configured nothing routes here, so by default Ctrl-C stops at once (in-flight
+  // requests still finish); a delay asked for explicitly is kept.
+  const shutdownDelayMs = duration(
+    '--shutdown-delay',
+    options.shutdownDelay ?? (embedded ? '0s' : '5s'),
+    0,
+    errors,
+  )
   const drainTimeoutMs = duration('--drain-timeout', options.drainTimeout ?? '20s', 0, errors)
   const keepAliveTimeoutMs = duration(
     '--keep-alive-timeout',

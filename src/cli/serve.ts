@@ -1,6 +1,7 @@
 /** `mcp-admission serve`: the admission server, with the embedded default when no cluster is set. */
 
 import { fileURLToPath } from 'node:url'
+import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { createAdmission } from '../admission/webhook.ts'
 import { MemoryView, objectKey } from '../cluster/memory-view.ts'
@@ -8,7 +9,7 @@ import { trimForView } from '../cluster/trim.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { readObjects } from '../cluster/load-objects.ts'
 import type { ClusterView } from '../cluster/view.ts'
-import { startServer } from '../http/server.ts'
+import { loadServerFiles, startServer } from '../http/server.ts'
 import type { RunningServer } from '../http/server.ts'
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
@@ -23,7 +24,8 @@ import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 import { createLogger } from './logger.ts'
 import { resolveServeConfig } from './serve-config.ts'
-import type { ServeConfig, ServeOptions } from './serve-config.ts'
+import type { KubeconfigSetting, ServeConfig, ServeOptions } from './serve-config.ts'
+import { asStartupError, kubeconfigError } from './startup-errors.ts'
 
 /** Sample objects shipped with the package (also the embedded default's view). */
 export const SAMPLES_DIR = fileURLToPath(new URL('../../samples/objects/', import.meta.url))
@@ -36,14 +38,26 @@ export async function serveCommand(options: ServeOptions, io: CliIo): Promise<nu
   if ('errors' in resolved) {
     throw new UsageError(`invalid configuration:\n  ${resolved.errors.join('\n  ')}`)
   }
-  const running = await startFromConfig(resolved.config, io)
+  // Whatever fails while starting becomes one line and exit 2 (program.ts), never a stack.
+  const running = await startFromConfig(resolved.config, io).catch((error: unknown) => {
+    throw asStartupError(error)
+  })
   io.runUntilSignal(() => running.close())
   return EXIT.ok
 }
 
-/** Starts the service described by a validated config (used by tests too). */
+/**
+ * Starts the service described by a validated config (used by tests too). Every input is read
+ * and checked first (kubeconfig, client CA, cert dir, object files), then the certificates are
+ * generated if need be, then both listeners bind, and only then do the watches start: a failed
+ * start leaves nothing running, and the process exits by itself.
+ */
 export async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningServer> {
   const logger = createLogger(config.logLevel, io.stdout)
+  // startServer checks these again itself; checked here too so that no development certificate
+  // is written for a start that is bound to fail.
+  if (config.mode !== 'reconciler') await loadServerFiles(config.server)
+  const { view, cluster } = await createView(config, logger)
   if (config.generateDevCertificates) {
     // Loaded only here: the x509 generator is not needed in a cluster.
     const { ensureDevCertificates } = await import('../http/dev-certs.ts')
@@ -51,17 +65,20 @@ export async function startFromConfig(config: ServeConfig, io: CliIo): Promise<R
     if (created)
       logger.info({ certDir: config.server.certDir }, 'generated development certificates')
   }
-  const { view, stop: stopView, cluster } = await createView(config, logger)
   const metrics = createMetrics()
   const server = await startServer(config.server, {
     admission: config.mode === 'reconciler' ? undefined : createAdmission({ view }),
     view,
     logger,
     metrics,
-  }).catch(async (error: unknown) => {
-    await stopView()
-    throw error
   })
+  if (cluster) {
+    cluster.view.start()
+    logger.info(
+      { server: cluster.server },
+      'reading the cluster: not ready until every watch has synced',
+    )
+  }
   const reconciler =
     cluster && config.mode !== 'admission'
       ? startReconciler({
@@ -85,7 +102,7 @@ export async function startFromConfig(config: ServeConfig, io: CliIo): Promise<R
       (closing ??= (async () => {
         await server.close()
         await reconciler?.stop()
-        await stopView()
+        await cluster?.view.stop()
       })()),
   }
   if (config.view.kind === 'embedded') {
@@ -102,9 +119,8 @@ export async function startFromConfig(config: ServeConfig, io: CliIo): Promise<R
 
 interface CreatedView {
   readonly view: ClusterView
-  readonly stop: () => Promise<void>
   /** Set when reading a real cluster: what the reconciler needs. */
-  readonly cluster?: { readonly api: KubeApi; readonly view: KubeView }
+  readonly cluster?: Cluster
 }
 
 async function createView(config: ServeConfig, logger: Logger): Promise<CreatedView> {
@@ -112,23 +128,57 @@ async function createView(config: ServeConfig, logger: Logger): Promise<CreatedV
     case 'embedded':
     case 'files':
       // Held as the cluster view holds them: trimmed to what the rules read.
-      return { view: await trimmedView(config.view.objects), stop: async () => {} }
+      return { view: await trimmedView(config.view.objects) }
     case 'cluster': {
-      // Loaded only here: the client is not needed for files or the embedded default.
-      const { KubeConfig } = await import('@kubernetes/client-node')
-      const kubeConfig = new KubeConfig()
-      if (config.view.kubeconfig === undefined) kubeConfig.loadFromCluster()
-      else kubeConfig.loadFromFile(config.view.kubeconfig)
-      const api = new KubeApi(kubeConfig)
-      const view = new KubeView({ api, logger })
-      view.start()
-      logger.info(
-        { server: kubeConfig.getCurrentCluster()?.server },
-        'reading the cluster: not ready until every watch has synced',
+      const cluster = await connectCluster(
+        config.view.kubeconfig,
+        config.view.kubeconfigSetting,
+        logger,
       )
-      return { view, stop: () => view.stop(), cluster: { api, view } }
+      return { view: cluster.view, cluster }
     }
   }
+}
+
+interface Cluster {
+  readonly api: KubeApi
+  /** Not started: its watches begin once the listeners are up. */
+  readonly view: KubeView
+  /** The API server's URL, for the log. */
+  readonly server: string | undefined
+}
+
+/** Reads the credentials (a kubeconfig, or the pod's) and builds the view; nothing runs yet. */
+async function connectCluster(
+  kubeconfig: string | undefined,
+  setting: KubeconfigSetting | undefined,
+  logger: Logger,
+): Promise<Cluster> {
+  const named = setting ?? '--kubeconfig'
+  // A missing or unreadable file is reported before the (large) client library is loaded.
+  if (kubeconfig !== undefined) {
+    await readFile(kubeconfig).catch((error: unknown) => {
+      throw kubeconfigError(named, kubeconfig, error)
+    })
+  }
+  // Loaded only here: the client is not needed for files or the embedded default.
+  const { KubeConfig } = await import('@kubernetes/client-node')
+  const kubeConfig = new KubeConfig()
+  if (kubeconfig === undefined) kubeConfig.loadFromCluster()
+  else {
+    try {
+      kubeConfig.loadFromFile(kubeconfig)
+    } catch (error) {
+      throw kubeconfigError(named, kubeconfig, error)
+    }
+  }
+  const server = kubeConfig.getCurrentCluster()?.server
+  if (kubeconfig !== undefined && server === undefined) {
+    // Every watch would fail and retry for ever, never ready: say so now instead.
+    throw kubeconfigError(named, kubeconfig, new Error('no current cluster'))
+  }
+  const api = new KubeApi(kubeConfig)
+  return { api, view: new KubeView({ api, logger }), server }
 }
 
 /** Reads the files object by object, keeping only the trimmed form (a low peak for large views). */

@@ -1,20 +1,17 @@
 /** Reads Kubernetes objects from YAML/JSON files and directories (multi-document, `List` kinds). */
 
-import { readdir, readFile, stat } from 'node:fs/promises'
-import { extname, join } from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { Composer, LineCounter, Parser } from 'yaml'
 import type { Document } from 'yaml'
 import { isRecord } from '../policy/kube.ts'
 import type { KubeObject } from '../policy/kube.ts'
+import { firstDuplicateKey } from './load-duplicate-keys.ts'
+import { ObjectFileError, fileSystemError, printable, quoted } from './load-errors.ts'
+import { DIRECTORY_READS, objectFilesOf } from './load-files.ts'
 
-const OBJECT_FILE_EXTENSIONS = new Set(['.yaml', '.yml', '.json'])
+export { ObjectFileError } from './load-errors.ts'
 
-/** Thrown for unreadable or malformed object files; the message names the file and document. */
-export class ObjectFileError extends Error {
-  override name = 'ObjectFileError'
-}
-
-/** Loads every object from the given files and directories (directories: their object files, sorted). */
+/** Loads every object from the given files and directories (see `readObjects`). */
 export async function loadObjects(paths: readonly string[]): Promise<KubeObject[]> {
   const objects: KubeObject[] = []
   for await (const object of readObjects(paths)) objects.push(object)
@@ -22,13 +19,36 @@ export async function loadObjects(paths: readonly string[]): Promise<KubeObject[
 }
 
 /**
- * The objects of the given files and directories, one at a time: a caller that keeps a reduced
- * form of each (the served view trims them) never holds more than one file's text and one parsed
- * document at once, rather than every document of every file.
+ * The objects of the given files and directories (directories as `load-files.ts` walks them),
+ * one at a time: a caller that keeps a reduced form of each (the served view trims them) never
+ * holds more than one file's text and one parsed document at once, rather than every document
+ * of every file. A file reached twice (two paths, two links) is read once; a path that yields no
+ * object at all is an error, so a mistyped or empty directory cannot pass for a checked one.
  */
 export async function* readObjects(paths: readonly string[]): AsyncGenerator<KubeObject> {
+  const objectsPerFile = new Map<string, number>() // by real path
   for (const path of paths) {
-    for (const file of await objectFiles(path)) yield* objectsIn(await read(file), file)
+    const { directory, files } = await objectFilesOf(path)
+    let found = 0
+    for (const file of files) {
+      const earlier = objectsPerFile.get(file.realPath)
+      if (earlier !== undefined) {
+        found += earlier
+        continue
+      }
+      let count = 0
+      for (const object of objectsIn(await read(file.path), file.path)) {
+        count++
+        yield object
+      }
+      objectsPerFile.set(file.realPath, count)
+      found += count
+    }
+    if (found === 0) {
+      throw new ObjectFileError(
+        `${path}: no objects found${directory ? ` (reads ${DIRECTORY_READS})` : ''}`,
+      )
+    }
   }
 }
 
@@ -38,22 +58,26 @@ export function parseObjects(text: string, source: string): KubeObject[] {
 }
 
 function* objectsIn(text: string, source: string): Generator<KubeObject> {
+  refuseBinary(text, source)
   // A .json file is read with JSON.parse: the same result as the YAML parser, many times faster
   // for large views (a JSON List of thousands of objects).
-  if (source.endsWith('.json')) {
+  if (/\.json$/i.test(source)) {
     let value: unknown
     try {
       value = JSON.parse(text)
     } catch (error) {
-      throw new ObjectFileError(`${source}, document 1: ${(error as Error).message}`)
+      // V8's message quotes the text around the error: escaped, so a stray byte stays visible.
+      throw new ObjectFileError(`${source}, document 1: ${printable((error as Error).message)}`)
     }
     yield* expandList(value, `${source}, document 1`)
     return
   }
   const lines = new LineCounter()
   // The composer hands out each document as soon as it is complete: documents already read are
-  // garbage while the rest of the file is parsed.
-  const documents = new Composer().compose(new Parser(lines.addNewLine).parse(text))
+  // garbage while the rest of the file is parsed. Duplicate keys are found by
+  // `firstDuplicateKey`, in linear time; the composer's own check is quadratic in a mapping's size.
+  const composer = new Composer({ uniqueKeys: false })
+  const documents = composer.compose(new Parser(lines.addNewLine).parse(text))
   let index = 0
   for (const document of documents) {
     const where = `${source}, document ${++index}`
@@ -63,13 +87,30 @@ function* objectsIn(text: string, source: string): Generator<KubeObject> {
   }
 }
 
+/** NUL is in no YAML or JSON text: a binary file, shown by the (escaped) start of its content. */
+function refuseBinary(text: string, source: string): void {
+  if (!text.includes('\0')) return
+  throw new ObjectFileError(`${source}: binary content, not YAML or JSON: ${quoted(text)}`)
+}
+
 function documentValue(document: Document, where: string, lines: LineCounter): unknown {
-  const firstError = document.errors[0]
-  if (firstError) {
-    const { line, col } = lines.linePos(firstError.pos[0])
-    throw new ObjectFileError(`${where}: ${firstError.message} at line ${line}, column ${col}`)
+  const syntax = document.errors[0]
+  const duplicate = firstDuplicateKey(document)
+  if (syntax !== undefined && (duplicate === undefined || syntax.pos[0] <= duplicate.offset)) {
+    throw new ObjectFileError(`${where}: ${printable(syntax.message)}${at(syntax.pos[0], lines)}`)
   }
-  const value: unknown = document.toJS({ maxAliasCount: 100 })
+  if (duplicate !== undefined) {
+    throw new ObjectFileError(
+      `${where}: Map keys must be unique: ${quoted(duplicate.key)} repeated${at(duplicate.offset, lines)}`,
+    )
+  }
+  let value: unknown
+  try {
+    value = document.toJS({ maxAliasCount: 100 })
+  } catch (error) {
+    // The alias limit throws (a ReferenceError) rather than reporting a document error.
+    throw new ObjectFileError(`${where}: ${printable((error as Error).message)}`)
+  }
   if (value === undefined || value === null) return value
   // The parser's strings are slices of the file's text, and V8 keeps a whole text alive for any
   // slice of it still held: one kept name would pin megabytes. Written out and read back, every
@@ -79,9 +120,16 @@ function documentValue(document: Document, where: string, lines: LineCounter): u
   try {
     text = JSON.stringify(value)
   } catch (error) {
-    throw new ObjectFileError(`${where}: not a JSON document: ${(error as Error).message}`)
+    throw new ObjectFileError(
+      `${where}: not a JSON document: ${printable((error as Error).message)}`,
+    )
   }
   return JSON.parse(text)
+}
+
+function at(offset: number, lines: LineCounter): string {
+  const { line, col } = lines.linePos(offset)
+  return ` at line ${line}, column ${col}`
 }
 
 function expandList(value: unknown, where: string): KubeObject[] {
@@ -100,26 +148,11 @@ function expandList(value: unknown, where: string): KubeObject[] {
   })
 }
 
-async function objectFiles(path: string): Promise<string[]> {
-  let info
-  try {
-    info = await stat(path)
-  } catch (error) {
-    throw new ObjectFileError(`${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)
-  }
-  if (!info.isDirectory()) return [path]
-  const entries = await readdir(path, { withFileTypes: true })
-  return entries
-    .filter((e) => e.isFile() && OBJECT_FILE_EXTENSIONS.has(extname(e.name)))
-    .map((e) => join(path, e.name))
-    .sort()
-}
-
 async function read(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8')
   } catch (error) {
-    throw new ObjectFileError(`${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)
+    throw fileSystemError(file, error)
   }
 }
 

@@ -5,12 +5,13 @@
  */
 
 import { randomBytes, webcrypto } from 'node:crypto'
-import { mkdir, writeFile, access } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 // @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata API.
 import 'reflect-metadata'
 import * as x509 from '@peculiar/x509'
 import { CERT_FILE, KEY_FILE } from './certificates.ts'
+import { errorCode, fileErrorReason, StartupProblem } from './startup-problem.ts'
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0])
 
@@ -111,19 +112,55 @@ export async function writeDevCertificates(
   await writeFile(join(dir, CERT_FILE), certificates.cert)
 }
 
-/** Generates development certificates in `dir` unless a serving pair is already there. */
+/**
+ * Generates development certificates in `dir` unless a serving pair is already there. They are
+ * written only into a directory that is missing (then created alone, mode 0700: a mistyped path
+ * must not grow a tree) or empty, so no file of the user's is ever overwritten. A directory with
+ * part of a pair, or other files, is a StartupProblem (setting `certDir`) saying what it holds.
+ */
 export async function ensureDevCertificates(dir: string): Promise<{ created: boolean }> {
-  const present = await Promise.all(
-    [CERT_FILE, KEY_FILE].map((file) =>
-      access(join(dir, file)).then(
-        () => true,
-        () => false,
-      ),
-    ),
-  )
-  if (present.every(Boolean)) return { created: false }
-  await writeDevCertificates(dir, await createDevCertificates())
+  const entries = await readdir(dir).catch((error: unknown) => {
+    if (errorCode(error) === 'ENOENT') return undefined
+    throw new StartupProblem('certDir', dir, fileErrorReason(error), { cause: error })
+  })
+  if (entries === undefined) {
+    await mkdir(dir, { mode: 0o700 }).catch((error: unknown) => {
+      const reason =
+        errorCode(error) === 'ENOENT'
+          ? `no such directory ${dirname(dir)} (only the last directory of the path is created)`
+          : fileErrorReason(error)
+      throw new StartupProblem('certDir', dir, reason, { cause: error })
+    })
+  } else {
+    const pair = [CERT_FILE, KEY_FILE]
+    const missing = pair.filter((file) => !entries.includes(file))
+    // A complete pair is used as it is, with or without the ca.crt that curl would want.
+    if (missing.length === 0) return { created: false }
+    const present = [CA_FILE, ...pair].filter((file) => entries.includes(file))
+    if (present.length > 0) {
+      throw new StartupProblem(
+        'certDir',
+        dir,
+        `has ${present.join(' and ')} but no ${missing.join(' or ')}`,
+      )
+    }
+    if (entries.length > 0) {
+      throw new StartupProblem(
+        'certDir',
+        dir,
+        `holds other files but no ${pair.join(' or ')} (development certificates are generated only into a new or empty directory)`,
+      )
+    }
+  }
+  await writeNewDevCertificates(dir, await createDevCertificates())
   return { created: true }
+}
+
+/** As writeDevCertificates, but fails rather than replace a file that appeared meanwhile. */
+async function writeNewDevCertificates(dir: string, certificates: DevCertificates): Promise<void> {
+  await writeFile(join(dir, CA_FILE), certificates.ca, { flag: 'wx' })
+  await writeFile(join(dir, KEY_FILE), certificates.key, { flag: 'wx', mode: 0o600 })
+  await writeFile(join(dir, CERT_FILE), certificates.cert, { flag: 'wx' })
 }
 
 function serialNumber(): string {

@@ -3,7 +3,7 @@
  * reloading, readiness, and the graceful shutdown sequence (not ready → delay → drain → close).
  */
 
-import { readFile } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Server as HttpsServer } from 'node:https'
 import type { SecureContextOptions } from 'node:tls'
@@ -12,10 +12,13 @@ import type { Admission } from '../admission/webhook.ts'
 import type { ClusterView } from '../cluster/view.ts'
 import { buildAdmissionApp } from './app.ts'
 import { CertificateWatcher } from './certificates.ts'
+import { readClientCa } from './client-ca.ts'
+import type { ClientCaBundle } from './client-ca.ts'
 import { createMetrics } from './metrics.ts'
 import type { Metrics } from './metrics.ts'
 import { buildProbeApp } from './probes.ts'
 import { Readiness } from './readiness.ts'
+import { errorCode, fileErrorReason, listenProblem, StartupProblem } from './startup-problem.ts'
 
 /**
  * TLS 1.2 with forward-secret AEAD suites only (Mozilla "intermediate"); TLS 1.3 suites are
@@ -82,21 +85,70 @@ export interface ServerDeps {
   readonly metrics?: Metrics
 }
 
+/** What the admission listener reads from disk before it starts. */
+export interface ServerFiles {
+  readonly clientCa: ClientCaBundle | undefined
+}
+
+/**
+ * Checks the files the admission listener needs, before anything listens: a missing or invalid
+ * client CA and a cert dir that is not a directory are StartupProblems. A missing cert dir is
+ * not: in a cluster the Secret volume may be mounted late, and /readyz waits for it.
+ */
+export async function loadServerFiles(config: ServerConfig): Promise<ServerFiles> {
+  const clientCa =
+    config.clientCaFile === undefined ? undefined : await readClientCa(config.clientCaFile)
+  await checkCertDir(config.certDir)
+  return { clientCa }
+}
+
+async function checkCertDir(dir: string): Promise<void> {
+  const found = await stat(dir).catch((error: unknown) => {
+    if (errorCode(error) === 'ENOENT') return undefined
+    throw new StartupProblem('certDir', dir, fileErrorReason(error), { cause: error })
+  })
+  if (found && !found.isDirectory()) throw new StartupProblem('certDir', dir, 'not a directory')
+}
+
 export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {
   const { logger, view } = deps
+  // Every file is checked before anything listens (reconciler-only mode serves no TLS).
+  const files = deps.admission ? await loadServerFiles(config) : { clientCa: undefined }
+  if (files.clientCa) {
+    logger.info(
+      { clientCaFile: config.clientCaFile, authorities: files.clientCa.authorities },
+      'client certificates required',
+    )
+  }
   const metrics = deps.metrics ?? createMetrics()
   const readiness = new Readiness()
   readiness.require('cluster view synced', () => view.isSynced())
   metrics.reportViewSynced(() => view.isSynced())
   // Probes first: /healthz answers and /readyz says what is missing while the rest starts.
   const probes = buildProbeApp({ logger, metrics, readiness })
-  const probeUrl = await probes.listen({ host: config.probeHost, port: config.probePort })
+  const probeUrl = await probes
+    .listen({ host: config.probeHost, port: config.probePort })
+    .catch(async (error: unknown) => {
+      await probes.close()
+      throw listenProblem(
+        { host: 'probeHost', port: 'probePort' },
+        { host: config.probeHost, port: config.probePort },
+        error,
+      )
+    })
   let admission: AdmissionListener | undefined
   try {
     if (deps.admission) {
-      admission = await startAdmissionListener(config, deps.admission, logger, metrics, readiness)
+      admission = await startAdmissionListener(
+        config,
+        { admission: deps.admission, clientCa: files.clientCa?.pem },
+        logger,
+        metrics,
+        readiness,
+      )
     }
   } catch (error) {
+    // Nothing half-started: the probe listener goes when the admission listener cannot start.
     await probes.close()
     throw error
   }
@@ -137,14 +189,12 @@ interface AdmissionListener {
 /** The HTTPS admission listener with its certificate watcher; `close` drains it. */
 async function startAdmissionListener(
   config: ServerConfig,
-  admission: Admission,
+  // The client CA is read once, checked, at start: a missing or invalid one is a start-up error.
+  { admission, clientCa }: { readonly admission: Admission; readonly clientCa: string | undefined },
   logger: Logger,
   metrics: Metrics,
   readiness: Readiness,
 ): Promise<AdmissionListener> {
-  // Read once at start: a missing or unreadable CA is a start-up error, not a silent downgrade.
-  const clientCa =
-    config.clientCaFile === undefined ? undefined : await readFile(config.clientCaFile, 'utf8')
   const clientAuth =
     clientCa === undefined ? {} : { ca: clientCa, requestCert: true, rejectUnauthorized: true }
   const app = buildAdmissionApp({
@@ -191,7 +241,15 @@ async function startAdmissionListener(
   readiness.require('serving certificate loaded', () => certificates.current !== undefined)
   try {
     await certificates.start()
-    const url = await app.listen({ host: config.host, port: config.port })
+    const url = await app
+      .listen({ host: config.host, port: config.port })
+      .catch((error: unknown) => {
+        throw listenProblem(
+          { host: 'host', port: 'port' },
+          { host: config.host, port: config.port },
+          error,
+        )
+      })
     return {
       url,
       beginDrain: () => {
@@ -210,6 +268,7 @@ async function startAdmissionListener(
     }
   } catch (error) {
     certificates.stop()
+    await app.close()
     throw error
   }
 }

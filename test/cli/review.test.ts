@@ -35,7 +35,11 @@ t.test('reads the review from stdin with -, and --webhook validate never patches
 t.test('exit 2 for bad input and usage, with a message on stderr', async (t) => {
   const dir = t.testdir({ 'broken.json': '{', 'not-review.json': '{"kind":"Pod"}' })
   const cases: [string, string[], RegExp][] = [
-    ['missing file', ['review', join(dir, 'absent.json')], /ENOENT/],
+    [
+      'missing file',
+      ['review', join(dir, 'absent.json')],
+      /absent\.json: no such file or directory/,
+    ],
     ['invalid JSON', ['review', join(dir, 'broken.json')], /not valid JSON/],
     ['not a review', ['review', join(dir, 'not-review.json')], /invalid AdmissionReview/],
     [
@@ -43,8 +47,12 @@ t.test('exit 2 for bad input and usage, with a message on stderr', async (t) => 
       ['review', '--webhook', 'other', SAMPLE],
       /Allowed choices are mutate, validate/,
     ],
-    ['unknown command', ['frobnicate'], /unknown command|too many arguments/],
-    ['bad objects path', ['review', '--objects', join(dir, 'nowhere'), SAMPLE], /nowhere: ENOENT/],
+    ['unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
+    [
+      'bad objects path',
+      ['review', '--objects', join(dir, 'nowhere'), SAMPLE],
+      /nowhere: no such file or directory/,
+    ],
   ]
   for (const [name, args, message] of cases) {
     const result = await runCli(args)

@@ -70,3 +70,27 @@ t.test('probe and webhook ports must differ', async (t) => {
   const result = resolveServeConfig({ port: '8081' }, {}, defaults)
   t.match('errors' in result && result.errors, [/--probe-port: must differ from --port/])
 })
+
+t.test('no cluster configured: no shutdown delay unless one is asked for', async (t) => {
+  const embedded = resolveServeConfig({}, {}, defaults)
+  t.match('config' in embedded && embedded.config.server, { shutdownDelayMs: 0 })
+  const asked = resolveServeConfig({ shutdownDelay: '2s' }, {}, defaults)
+  t.match('config' in asked && asked.config.server, { shutdownDelayMs: 2_000 })
+  const inPod = resolveServeConfig({}, { KUBERNETES_SERVICE_HOST: '10.0.0.1' }, defaults)
+  t.match('config' in inPod && inPod.config.server, { shutdownDelayMs: 5_000 })
+  const withKubeconfig = resolveServeConfig({}, { KUBECONFIG: '/k' }, defaults)
+  t.match('config' in withKubeconfig && withKubeconfig.config.server, { shutdownDelayMs: 5_000 })
+})
+
+t.test('the kubeconfig is named by where it came from, for start-up errors', async (t) => {
+  const fromFlag = resolveServeConfig({ kubeconfig: '/f' }, { KUBECONFIG: '/e' }, defaults)
+  t.match('config' in fromFlag && fromFlag.config.view, {
+    kubeconfig: '/f',
+    kubeconfigSetting: '--kubeconfig',
+  })
+  const fromEnv = resolveServeConfig({}, { KUBECONFIG: '/e' }, defaults)
+  t.match('config' in fromEnv && fromEnv.config.view, {
+    kubeconfig: '/e',
+    kubeconfigSetting: 'KUBECONFIG',
+  })
+})

@@ -1,20 +1,33 @@
 /**
- * SIGTERM on the real process: readiness turns false first, a request in flight (its body still
+ * Shutdown on the real process. With a cluster configured, SIGTERM turns readiness false first
+ * and waits `--shutdown-delay` before the listener closes; with none (the embedded default)
+ * nothing routes here, so Ctrl-C stops at once. Either way a request in flight (its body still
  * arriving) completes with 200, and the process exits 0.
  */
 
 import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import tls from 'node:tls'
 import t from 'tap'
+import type { Test } from 'tap'
+import { createDevCertificates, writeDevCertificates } from '../../src/http/dev-certs.ts'
 import { freePort } from '../helpers/ports.ts'
 import { review, runConfigMap } from '../helpers/objects.ts'
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
 const SAMPLES = fileURLToPath(new URL('../../samples/objects', import.meta.url))
 
-t.test('SIGTERM: not ready first, the request in flight completes, exit 0', async (t) => {
+interface Service {
+  readonly child: ChildProcess
+  readonly port: number
+  readonly exited: Promise<number | null>
+  readonly readyz: () => Promise<number | undefined>
+}
+
+/** Starts `serve` on loopback ports and waits until it is ready. */
+async function startService(t: Test, args: string[], env: Record<string, string>) {
   const [port, probePort] = [await freePort(), await freePort()]
   const child = spawn(
     process.execPath,
@@ -23,8 +36,6 @@ t.test('SIGTERM: not ready first, the request in flight completes, exit 0', asyn
       'serve',
       '--objects',
       SAMPLES,
-      '--cert-dir',
-      t.testdir(),
       '--host',
       '127.0.0.1',
       '--port',
@@ -33,15 +44,11 @@ t.test('SIGTERM: not ready first, the request in flight completes, exit 0', asyn
       '127.0.0.1',
       '--probe-port',
       String(probePort),
-      '--shutdown-delay',
-      '1s',
       '--log-level',
       'warn',
+      ...args,
     ],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '' },
-    },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inheritedEnv(), ...env } },
   )
   t.teardown(() => child.kill('SIGKILL'))
   const exited = new Promise<number | null>((resolve) =>
@@ -53,8 +60,18 @@ t.test('SIGTERM: not ready first, the request in flight completes, exit 0', asyn
     (await fetch(`http://127.0.0.1:${probePort}/readyz`).catch(() => undefined))?.status
   for (let i = 0; i < 100 && (await readyz()) !== 200; i++) await sleep(100)
   t.equal(await readyz(), 200, 'ready before the signal')
+  return { child, port, exited, readyz } satisfies Service
+}
 
-  // Start a request and send only half of its body.
+/** The runner's environment without settings of the service: only the flags given count. */
+function inheritedEnv(): Record<string, string | undefined> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('MCP_ADMISSION_')),
+  )
+}
+
+/** Starts a review and sends half its body; `finish` sends the rest and resolves the response. */
+async function halfSentReview(port: number) {
   const body = Buffer.from(JSON.stringify(review(runConfigMap())))
   const half = Math.floor(body.length / 2)
   const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false })
@@ -75,22 +92,64 @@ t.test('SIGTERM: not ready first, the request in flight completes, exit 0', asyn
       resolve(Buffer.concat(chunks).toString('utf8'))
     })
   })
-
-  child.kill('SIGTERM')
-  let status: number | undefined = 200
-  for (let i = 0; i < 20 && status === 200; i++) {
-    await sleep(50)
-    status = await readyz()
+  return {
+    finish: async () => {
+      socket.write(body.subarray(half))
+      const text = await response
+      socket.destroy()
+      return text
+    },
   }
-  t.equal(status, 503, 'readiness turns false first')
+}
 
-  // The rest of the body arrives after the shutdown delay, while the server drains.
-  await sleep(1_300)
-  socket.write(body.subarray(half))
-  const text = await response
+t.test(
+  'SIGTERM with a cluster: not ready first, the request in flight completes, exit 0',
+  async (t) => {
+    // A pod serving objects from files: a cluster is configured (its API server would route here),
+    // but none is read, and the certificates are the pod's own, not generated.
+    const certDir = t.testdir()
+    await writeDevCertificates(certDir, await createDevCertificates({ hosts: ['127.0.0.1'] }))
+    const service = await startService(t, ['--cert-dir', certDir, '--shutdown-delay', '1s'], {
+      KUBECONFIG: '',
+      KUBERNETES_SERVICE_HOST: '10.0.0.1',
+    })
+    const request = await halfSentReview(service.port)
+
+    service.child.kill('SIGTERM')
+    let status: number | undefined = 200
+    for (let i = 0; i < 20 && status === 200; i++) {
+      await sleep(50)
+      status = await service.readyz()
+    }
+    t.equal(status, 503, 'readiness turns false first')
+
+    // The rest of the body arrives after the shutdown delay, while the server drains.
+    await sleep(1_300)
+    const text = await request.finish()
+    t.match(text, /^HTTP\/1\.1 200 /, 'the request in flight completes')
+    t.match(text, /connection: close/i, 'and the client is told to reconnect elsewhere')
+    t.match(text, /"uid":"test-uid-1"/)
+    t.equal(await service.exited, 0, 'the process exits 0')
+  },
+)
+
+t.test('Ctrl-C with no cluster: no shutdown delay, the request in flight completes', async (t) => {
+  // The default delay with a cluster; with none, the default is no delay at all.
+  const clusterDefaultMs = 5_000
+  const service = await startService(t, ['--cert-dir', t.testdir()], {
+    KUBECONFIG: '',
+    KUBERNETES_SERVICE_HOST: '',
+  })
+  const request = await halfSentReview(service.port)
+
+  const signalled = Date.now()
+  service.child.kill('SIGINT')
+  await sleep(300)
+  const text = await request.finish()
   t.match(text, /^HTTP\/1\.1 200 /, 'the request in flight completes')
-  t.match(text, /connection: close/i, 'and the client is told to reconnect elsewhere')
-  t.match(text, /"uid":"test-uid-1"/)
-  socket.destroy()
-  t.equal(await exited, 0, 'the process exits 0')
+  t.match(text, /connection: close/i)
+  // A bound on behaviour, not on speed: waiting out a delay alone would take 5 s.
+  const code = await Promise.race([service.exited, sleep(clusterDefaultMs * 0.8, 'still running')])
+  t.equal(code, 0, 'exits 0 before the delay a cluster would wait has passed')
+  t.comment(`exited ${Date.now() - signalled} ms after SIGINT`)
 })

@@ -4,6 +4,7 @@
  */
 
 import { createHash, webcrypto } from 'node:crypto'
+import { createServer } from 'node:net'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -24,6 +25,7 @@ import type { DevCa } from '../../src/http/dev-certs.ts'
 import { startServer } from '../../src/http/server.ts'
 import type { ServerConfig } from '../../src/http/server.ts'
 import { review, runConfigMap } from '../helpers/objects.ts'
+import { freePort } from '../helpers/ports.ts'
 
 const silent = pino({ level: 'silent' })
 
@@ -156,6 +158,76 @@ t.test('--client-ca: only clients with a certificate from that CA are served', a
     'the API server with its client certificate is served',
   )
 })
+
+t.test('--client-ca with no CA in it: start-up fails before anything listens', async (t) => {
+  const dir = t.testdir()
+  const pair = await createDevCertificates({ hosts: ['127.0.0.1'] })
+  await writeDevCertificates(dir, pair)
+  // A serving certificate is no CA: trusted as one, it would make the server refuse every client.
+  await writeFile(join(dir, 'client-ca.crt'), pair.cert)
+  const probePort = await freePort()
+  const starting = startServer(
+    config(dir, { clientCaFile: join(dir, 'client-ca.crt'), probePort }),
+    {
+      admission: createAdmission({ view: new MemoryView() }),
+      view: new MemoryView(),
+      logger: silent,
+    },
+  )
+  // Should it start after all, it is stopped so the test cannot hang.
+  starting.then(
+    (server) => server.close(),
+    () => undefined,
+  )
+  await t.rejects(starting, {
+    name: 'StartupProblem',
+    setting: 'clientCaFile',
+    reason: 'no CA certificate in it (1 certificate, none with basicConstraints CA:TRUE)',
+  })
+  t.equal(await probeAnswers(probePort), false, 'the probe port was never opened')
+})
+
+t.test(
+  'the admission port in use: a StartupProblem, and the probe listener is closed again',
+  async (t) => {
+    const dir = t.testdir()
+    await writeDevCertificates(dir, await createDevCertificates({ hosts: ['127.0.0.1'] }))
+    const holder = createServer()
+    await new Promise<void>((resolve) => {
+      holder.listen(0, '127.0.0.1', resolve)
+    })
+    t.teardown(
+      () =>
+        new Promise<void>((resolve) =>
+          holder.close(() => {
+            resolve()
+          }),
+        ),
+    )
+    const port = (holder.address() as { port: number }).port
+    const probePort = await freePort()
+    const starting = startServer(config(dir, { port, probePort }), {
+      admission: createAdmission({ view: new MemoryView() }),
+      view: new MemoryView(),
+      logger: silent,
+    })
+    await t.rejects(starting, {
+      name: 'StartupProblem',
+      setting: 'port',
+      value: String(port),
+      reason: 'address already in use',
+    })
+    t.equal(await probeAnswers(probePort), false, 'the probe listener is gone')
+  },
+)
+
+/** Whether anything answers HTTP on this loopback port. */
+async function probeAnswers(port: number): Promise<boolean> {
+  return fetch(`http://127.0.0.1:${port}/healthz`).then(
+    () => true,
+    () => false,
+  )
+}
 
 /** Sends one review over a raw TLS socket and resolves with the response text. */
 function postReview(port: number, options: tls.ConnectionOptions): Promise<string> {

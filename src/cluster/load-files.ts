@@ -1,0 +1,86 @@
+/**
+ * Which files a path names. A file is itself, whatever its name. A directory is read like
+ * `kubectl apply -R`: recursively, every .yaml, .yml and .json file (any case), in name order,
+ * with symbolic links followed. Each directory is entered once by its real path, so a link cycle
+ * ends. Entries named `..*` are skipped: they are the kubelet's bookkeeping in a mounted
+ * ConfigMap or Secret (`..data`, `..2026_11_23_10_00_00.123/`), whose files are read once,
+ * through the top-level links, by their plain names, and never from a previous version's
+ * directory that an update has not removed yet.
+ */
+
+import { readdir, realpath, stat } from 'node:fs/promises'
+import type { Stats } from 'node:fs'
+import { extname, join, resolve } from 'node:path'
+import { fileSystemError } from './load-errors.ts'
+
+export const OBJECT_FILE_EXTENSIONS = ['.yaml', '.yml', '.json'] as const
+
+/** What a directory yields, for messages and help: `*.yaml, *.yml, *.json files, recursively`. */
+export const DIRECTORY_READS = `${OBJECT_FILE_EXTENSIONS.map((e) => `*${e}`).join(', ')} files, recursively`
+
+export interface ObjectFile {
+  /** As the user would name it: the path given, joined with the names under it. */
+  readonly path: string
+  /** The file itself, links resolved: the same file reached twice is read once. */
+  readonly realPath: string
+}
+
+export interface PathFiles {
+  readonly directory: boolean
+  readonly files: readonly ObjectFile[]
+}
+
+/** The object files of one path given on the command line; missing or unreadable: an error. */
+export async function objectFilesOf(path: string): Promise<PathFiles> {
+  const info = await statOf(path)
+  if (!info.isDirectory()) return { directory: false, files: [await objectFile(path)] }
+  const files: ObjectFile[] = []
+  await walk(path, new Set(), files)
+  return { directory: true, files }
+}
+
+export function isObjectFileName(name: string): boolean {
+  return (OBJECT_FILE_EXTENSIONS as readonly string[]).includes(extname(name).toLowerCase())
+}
+
+async function walk(dir: string, entered: Set<string>, files: ObjectFile[]): Promise<void> {
+  const real = await realPathOf(dir)
+  if (entered.has(real)) return // reached again through a link: a cycle, or a second way in
+  entered.add(real)
+  let names: string[]
+  try {
+    names = await readdir(dir)
+  } catch (error) {
+    throw fileSystemError(dir, error)
+  }
+  for (const name of names.filter((n) => !n.startsWith('..')).sort()) {
+    const path = join(dir, name)
+    let info: Stats
+    try {
+      info = await stat(path) // follows links
+    } catch (error) {
+      // A dangling or looping link: an error if it names an object file, as kubectl's would be.
+      if (isObjectFileName(name)) throw fileSystemError(path, error)
+      continue
+    }
+    if (info.isDirectory()) await walk(path, entered, files)
+    else if (info.isFile() && isObjectFileName(name)) files.push(await objectFile(path))
+  }
+}
+
+async function objectFile(path: string): Promise<ObjectFile> {
+  return { path, realPath: await realPathOf(path) }
+}
+
+async function statOf(path: string): Promise<Stats> {
+  try {
+    return await stat(path)
+  } catch (error) {
+    throw fileSystemError(path, error)
+  }
+}
+
+/** The real path; a path with none (a pipe such as `/dev/fd/63`) stands for itself. */
+async function realPathOf(path: string): Promise<string> {
+  return realpath(path).catch(() => resolve(path))
+}

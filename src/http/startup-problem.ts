@@ -1,0 +1,83 @@
+/**
+ * A start-up input that cannot work (a port in use, a missing file), named by the server setting
+ * it came from. The HTTP layer knows its settings, not the flags that set them: the CLI turns the
+ * setting into a flag name and prints one line (src/cli/startup-errors.ts).
+ */
+
+import type { ServerConfig } from './server.ts'
+
+export type StartupSetting = keyof ServerConfig
+
+export class StartupProblem extends Error {
+  override name = 'StartupProblem'
+  readonly setting: StartupSetting
+  /** The value as the user wrote it (a path, an address, a port). */
+  readonly value: string
+  /** What is wrong, in a few words: `no such file`, `address already in use`. */
+  readonly reason: string
+
+  constructor(setting: StartupSetting, value: string, reason: string, options?: ErrorOptions) {
+    super(`${setting} ${value}: ${reason}`, options)
+    this.setting = setting
+    this.value = value
+    this.reason = reason
+  }
+}
+
+/** Node's error code of a failed system call, if the error has one. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined
+  return typeof error.code === 'string' ? error.code : undefined
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** Words for a file-system error code; Node's message (with its syscall noise) otherwise. */
+export function fileErrorReason(error: unknown): string {
+  switch (errorCode(error)) {
+    case 'ENOENT':
+      return 'no such file'
+    case 'EISDIR':
+      return 'is a directory'
+    case 'ENOTDIR':
+      // A path component is a file: `/etc/hosts/ca.crt`.
+      return 'not a directory'
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied'
+    default:
+      return messageOf(error)
+  }
+}
+
+/** Which listener failed and how, as a problem with the setting the user can change. */
+export function listenProblem(
+  listener: { readonly host: StartupSetting; readonly port: StartupSetting },
+  address: { readonly host: string; readonly port: number },
+  error: unknown,
+): StartupProblem {
+  const port = String(address.port)
+  switch (errorCode(error)) {
+    case 'EADDRINUSE':
+      return new StartupProblem(listener.port, port, 'address already in use', { cause: error })
+    case 'EADDRNOTAVAIL':
+      // The host is not an address of this machine.
+      return new StartupProblem(listener.host, address.host, 'address not available', {
+        cause: error,
+      })
+    case 'EACCES':
+    case 'EPERM':
+      return new StartupProblem(
+        listener.port,
+        port,
+        'permission denied (ports below 1024 need privileges)',
+        { cause: error },
+      )
+    default:
+      return new StartupProblem(listener.port, port, `cannot listen: ${messageOf(error)}`, {
+        cause: error,
+      })
+  }
+}

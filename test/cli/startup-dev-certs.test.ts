@@ -1,0 +1,82 @@
+/**
+ * Development certificates for the embedded default: generated only into a missing directory
+ * (created alone, mode 0700) or an empty one; a complete pair is used as it is; anything else is
+ * a start-up problem and no file is written.
+ */
+
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import t from 'tap'
+import { ensureDevCertificates } from '../../src/http/dev-certs.ts'
+
+const FILES = ['ca.crt', 'tls.crt', 'tls.key']
+
+t.test('a missing directory is created alone, owner-only, and filled', async (t) => {
+  const dir = join(t.testdir(), 'certs')
+  t.same(await ensureDevCertificates(dir), { created: true })
+  t.equal((await stat(dir)).mode & 0o777, 0o700, 'mode 0700')
+  t.same((await readdir(dir)).sort(), FILES)
+  t.equal((await stat(join(dir, 'tls.key'))).mode & 0o777, 0o600, 'the key is owner-only')
+})
+
+t.test('an empty directory is filled; a second start keeps the pair', async (t) => {
+  const dir = t.testdir()
+  t.same(await ensureDevCertificates(dir), { created: true })
+  const cert = await readFile(join(dir, 'tls.crt'), 'utf8')
+  t.same(await ensureDevCertificates(dir), { created: false })
+  t.equal(await readFile(join(dir, 'tls.crt'), 'utf8'), cert, 'not regenerated')
+})
+
+t.test('a pair of the user without ca.crt is used as it is', async (t) => {
+  const dir = t.testdir({ 'tls.crt': 'mine', 'tls.key': 'mine too' })
+  t.same(await ensureDevCertificates(dir), { created: false })
+  t.same((await readdir(dir)).sort(), ['tls.crt', 'tls.key'], 'nothing added')
+})
+
+t.test('part of a pair: a problem naming what is there and what is missing', async (t) => {
+  const cases: [Record<string, string>, string][] = [
+    [{ 'tls.crt': 'x' }, 'has tls.crt but no tls.key'],
+    [{ 'tls.key': 'x' }, 'has tls.key but no tls.crt'],
+    [{ 'ca.crt': 'x' }, 'has ca.crt but no tls.crt or tls.key'],
+    [{ 'ca.crt': 'x', 'tls.crt': 'x' }, 'has ca.crt and tls.crt but no tls.key'],
+  ]
+  for (const [files, reason] of cases) {
+    const dir = t.testdir(files)
+    await t.rejects(ensureDevCertificates(dir), {
+      name: 'StartupProblem',
+      setting: 'certDir',
+      value: dir,
+      reason,
+    })
+    t.same((await readdir(dir)).sort(), Object.keys(files).sort(), `${reason}: nothing written`)
+    for (const name of Object.keys(files)) {
+      t.equal(await readFile(join(dir, name), 'utf8'), 'x', `${name} kept`)
+    }
+  }
+})
+
+t.test('a directory of other files is not written into', async (t) => {
+  const dir = t.testdir({ 'notes.txt': 'mine' })
+  await t.rejects(ensureDevCertificates(dir), {
+    name: 'StartupProblem',
+    setting: 'certDir',
+    reason: /^holds other files but no tls\.crt or tls\.key/,
+  })
+  t.same(await readdir(dir), ['notes.txt'])
+})
+
+t.test('a missing parent is not created', async (t) => {
+  const root = t.testdir()
+  await t.rejects(ensureDevCertificates(join(root, 'a', 'certs')), {
+    name: 'StartupProblem',
+    setting: 'certDir',
+    reason: `no such directory ${join(root, 'a')} (only the last directory of the path is created)`,
+  })
+  t.same(await readdir(root), [], 'nothing created')
+  await writeFile(join(root, 'file'), '')
+  await t.rejects(ensureDevCertificates(join(root, 'file')), {
+    name: 'StartupProblem',
+    setting: 'certDir',
+    reason: 'not a directory',
+  })
+})

@@ -1,0 +1,131 @@
+/**
+ * `serve` that cannot start, on the real process: one line on stderr naming the flag and value,
+ * exit 2, and nothing left running (the process exits by itself; it is killed only if it hangs).
+ * File problems are found before anything listens. More file problems, in-process, in
+ * startup-files.test.ts (each process start costs seconds on a busy machine).
+ */
+
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
+import type { Server } from 'node:net'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import type { Test } from 'tap'
+import { freePort } from '../helpers/ports.ts'
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
+/** Far longer than a failed start takes; a process still alive then has hung. */
+const HANG_MS = 30_000
+
+interface Exit {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `serve` with loopback ports of its own and no cluster unless `env` names one. */
+async function serve(args: string[], env: Record<string, string> = {}): Promise<Exit> {
+  const [port, probePort] = [await freePort(), await freePort()]
+  const child = spawn(
+    process.execPath,
+    [
+      MAIN,
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--probe-host',
+      '127.0.0.1',
+      '--probe-port',
+      String(probePort),
+      '--log-level',
+      'info',
+      ...args,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '', ...env },
+      // SIGKILL: a SIGTERM would be a graceful stop, exit 0, hiding a process that had started.
+      timeout: HANG_MS,
+      killSignal: 'SIGKILL',
+    },
+  )
+  const stdout: Buffer[] = []
+  const stderr: Buffer[] = []
+  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
+  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
+  const code = await new Promise<number | null>((resolve) =>
+    child.once('close', (exitCode) => {
+      resolve(exitCode)
+    }),
+  )
+  return {
+    code,
+    stdout: Buffer.concat(stdout).toString('utf8'),
+    stderr: Buffer.concat(stderr).toString('utf8'),
+  }
+}
+
+/** Exit 2 with exactly this line on stderr (so no stack trace either). */
+function failedWith(t: Test, exit: Exit, line: string): void {
+  t.equal(exit.code, 2, 'exit 2, by itself')
+  t.equal(exit.stderr, `mcp-admission: ${line}\n`, 'one line naming the flag and value')
+}
+
+/** Nothing was bound: Fastify logs every listener it opens. */
+function listenedNowhere(t: Test, exit: Exit): void {
+  t.notMatch(exit.stdout, /Server listening at/, 'before anything listens')
+}
+
+/** A loopback port held by someone else for the test's duration. */
+async function occupiedPort(t: Test): Promise<number> {
+  const server: Server = createServer()
+  await new Promise<void>((resolve) => {
+    server.listen(0, '127.0.0.1', resolve)
+  })
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve()
+        }),
+      ),
+  )
+  return (server.address() as { port: number }).port
+}
+
+t.test('--port in use: the probe listener is closed again, exit 2', async (t) => {
+  const port = await occupiedPort(t)
+  const exit = await serve(['--cert-dir', t.testdir(), '--port', String(port)])
+  failedWith(t, exit, `--port ${port}: address already in use`)
+})
+
+t.test('--probe-port in use', async (t) => {
+  const port = await occupiedPort(t)
+  const exit = await serve(['--cert-dir', t.testdir(), '--probe-port', String(port)])
+  failedWith(t, exit, `--probe-port ${port}: address already in use`)
+})
+
+t.test('--host that is no address of this machine', async (t) => {
+  const exit = await serve(['--cert-dir', t.testdir(), '--host', '192.0.2.1'])
+  failedWith(t, exit, '--host 192.0.2.1: address not available')
+})
+
+t.test('KUBECONFIG naming a missing file', async (t) => {
+  const missing = join(t.testdir(), 'kubeconfig')
+  const exit = await serve([], { KUBECONFIG: missing })
+  failedWith(t, exit, `KUBECONFIG ${missing}: no such file`)
+  listenedNowhere(t, exit)
+})
+
+t.test('--client-ca missing: no certificate generated, nothing listens', async (t) => {
+  const dir = t.testdir()
+  const certDir = join(dir, 'certs')
+  const exit = await serve(['--cert-dir', certDir, '--client-ca', join(dir, 'ca.pem')])
+  failedWith(t, exit, `--client-ca ${join(dir, 'ca.pem')}: no such file`)
+  listenedNowhere(t, exit)
+  t.notOk(existsSync(certDir), 'the cert dir is not created for a start that fails')
+})
