@@ -1,7 +1,13 @@
 /** Builders for admission responses: allowed, patched, denied and errored verdicts. */
 
-import { formatViolationBody, formatViolations } from '../policy/field-errors.ts'
+import { formatViolationBody } from '../policy/field-errors.ts'
 import type { FieldViolation } from '../policy/field-errors.ts'
+import {
+  MESSAGE_LIMITS,
+  boundMessage,
+  boundViolations,
+  boundWarnings,
+} from '../policy/message-bounds.ts'
 import { shortWarning } from '../policy/warnings.ts'
 import type { Operation as PatchOperation } from 'fast-json-patch'
 import type {
@@ -42,10 +48,12 @@ export interface DeniedSubject {
 }
 
 /**
- * Denies with every violation in the message and, for field violations, in `details.causes`
+ * Denies with the violations in the message and, for field violations, in `details.causes`
  * shaped like the API server's own validation errors (422 Invalid; each cause's message without
  * its field, which kubectl prints in front). Violations of no field (a DELETE refused because of
- * other objects) deny as 403 Forbidden with the message alone.
+ * other objects) deny as 403 Forbidden with the message alone. Both are bounded (message-bounds.ts):
+ * past 20 violations or 4 KiB the message ends `and N more errors` and only the listed violations
+ * get a cause, so a huge object cannot make a huge response or log line.
  */
 export function denied(
   uid: string,
@@ -53,14 +61,14 @@ export function denied(
   warnings: readonly string[] = [],
   subject?: DeniedSubject,
 ): AdmissionResponse {
-  const message = formatViolations(violations)
+  const { message, listed } = boundViolations(violations)
   if (violations.every((v) => v.field === '')) {
     const status = { status: 'Failure', message, reason: 'Forbidden', code: 403 } as const
     return withWarnings({ uid, allowed: false, status }, warnings)
   }
-  const causes: StatusCause[] = violations.map((v) => ({
+  const causes: StatusCause[] = listed.map((v) => ({
     reason: v.type,
-    message: formatViolationBody(v),
+    message: boundMessage(formatViolationBody(v), MESSAGE_LIMITS.violationBytes),
     field: v.field,
   }))
   const details = {
@@ -75,11 +83,13 @@ export function denied(
 
 /**
  * Denies because the request could not be handled: bad input (400), a fact the API server did
- * not give in time (503, the writer retries), our fault (500).
+ * not give in time (503, the writer retries), our fault (500). The message is bounded and
+ * redacted like a denial's, as it may carry an error's text.
  */
 export function errored(uid: string, code: 400 | 500 | 503, message: string): AdmissionResponse {
   const reason = { 400: 'BadRequest', 500: 'InternalError', 503: 'ServiceUnavailable' }[code]
-  return { uid, allowed: false, status: { status: 'Failure', message, reason, code } }
+  const status = { status: 'Failure', message: boundMessage(message), reason, code } as const
+  return { uid, allowed: false, status }
 }
 
 /** Wraps a response in a review of the version the request came in. */
@@ -90,9 +100,12 @@ export function toReview(
   return { apiVersion, kind: 'AdmissionReview', response }
 }
 
-/** Shortens each warning to 120 characters and drops duplicates. */
+/**
+ * Shortens each warning to 120 characters, drops duplicates, and keeps what fits the 4096
+ * characters the API server passes on (message-bounds.ts).
+ */
 export function shortWarnings(warnings: readonly string[]): string[] {
-  return [...new Set(warnings.map(shortWarning))]
+  return boundWarnings([...new Set(warnings.map(shortWarning))])
 }
 
 function withWarnings(response: AdmissionResponse, warnings: readonly string[]): AdmissionResponse {

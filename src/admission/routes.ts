@@ -70,7 +70,8 @@ export function productRoutes(): Route[] {
       operations: ['DELETE'],
       handler: validatingHandler({
         gather: gatherReferencingServers,
-        validate: (input, servers) => validateWebhookConfigDelete(input.oldObject, servers),
+        validate: (input, deletion) =>
+          validateWebhookConfigDelete(deletion.name, input.oldObject, deletion.referencingServers),
       }),
     },
     ...(['MCPServer', 'MCPRemoteProxy', 'VirtualMCPServer'] as const).map((kind): Route => ({

@@ -22,6 +22,12 @@ export async function gatherWorkloadFacts(
   return { webhookConfigExists: config !== undefined }
 }
 
+/** The config a DELETE names, and the MCPServers that reference it. */
+export interface WebhookConfigDeletion {
+  readonly name: string
+  readonly referencingServers: string[]
+}
+
 /**
  * The MCPServers in the namespace that reference the config being deleted, listed live (DESIGN
  * §5.1): a reference created a moment ago, not yet in the cache, counts.
@@ -29,10 +35,12 @@ export async function gatherWorkloadFacts(
 export async function gatherReferencingServers(
   request: AdmissionRequest,
   view: ClusterView,
-): Promise<string[]> {
-  if (request.namespace === undefined || request.name === undefined) return []
-  return view.serversReferencingWebhookConfig(request.namespace, request.name, {
+): Promise<WebhookConfigDeletion> {
+  const name = request.name ?? ''
+  if (request.namespace === undefined || name === '') return { name, referencingServers: [] }
+  const referencingServers = await view.serversReferencingWebhookConfig(request.namespace, name, {
     live: true,
     signal: AbortSignal.timeout(LIVE_READ_DEADLINE_MS),
   })
+  return { name, referencingServers }
 }

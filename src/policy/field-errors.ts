@@ -2,7 +2,12 @@
  * Field-addressed violations rendered the way Kubernetes renders them
  * (k8s.io/apimachinery/pkg/util/validation/field), so users read the same words from this webhook
  * as from the API server: `spec.validating[1].url: Invalid value: "http://x": must use https`.
+ * String values are quoted as apimachinery quotes them (Go's `%q`), with secrets redacted and long
+ * values cut (quoted-value.ts).
  */
+
+import { goQuote } from './go-quote.ts'
+import { MAX_QUOTED_CHARS, clipText, quoteValue } from './quoted-value.ts'
 
 export const VIOLATION_TYPES = {
   required: 'FieldValueRequired',
@@ -61,9 +66,11 @@ export function formatViolations(violations: readonly FieldViolation[]): string 
 }
 
 function renderValue(value: unknown): string {
-  // Values come from JSON: strings and containers render as JSON, numbers and booleans as is.
+  // Values come from JSON: numbers and booleans render as is, strings as Go's %q, containers as
+  // JSON (apimachinery's json.Marshal fallback).
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
-  return JSON.stringify(value)
+  if (typeof value === 'string') return quoteValue(value)
+  return clipText(JSON.stringify(value), MAX_QUOTED_CHARS)
 }
 
 export const violation = {
@@ -82,7 +89,7 @@ export const violation = {
     type: 'FieldValueNotSupported',
     field,
     value,
-    detail: `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
+    detail: `supported values: ${supported.map(goQuote).join(', ')}`,
   }),
   duplicate: (field: string, value: unknown): FieldViolation => ({
     type: 'FieldValueDuplicate',

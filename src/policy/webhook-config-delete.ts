@@ -13,12 +13,14 @@ import type { ValidationResult } from './result.ts'
 import { shortWarning } from './warnings.ts'
 
 /**
- * Allows deleting `config` with a warning naming `referencingServers` (MCPServer names in its
- * namespace whose `spec.webhookConfigRef.name` is the config's) when the operator's finalizer
- * holds it; denies otherwise. The violation is on the whole object (field `''`): nothing in the
- * deleted object is wrong, its references elsewhere are.
+ * Allows deleting the config `name` (stored as `config`) with a warning naming
+ * `referencingServers` (MCPServer names in its namespace whose `spec.webhookConfigRef.name` is
+ * `name`) when the operator's finalizer holds it; denies otherwise. The name is the request's:
+ * a review may carry no old object. The violation is on the whole object (field `''`): nothing
+ * in the deleted object is wrong, its references elsewhere are.
  */
 export function validateWebhookConfigDelete(
+  name: string,
   config: KubeObject | undefined,
   referencingServers: readonly string[],
 ): ValidationResult {
@@ -29,13 +31,12 @@ export function validateWebhookConfigDelete(
   if (hasFinalizer(config, WEBHOOK_CONFIG_FINALIZER)) {
     return { violations: [], warnings: [shortWarning(`deletion waits for ${workloads}`)] }
   }
-  const name = config?.metadata?.name
   const pronoun = names.length === 1 ? 'it' : 'them'
   return {
     violations: [
       violation.forbidden(
         '',
-        `MCPWebhookConfig ${JSON.stringify(typeof name === 'string' ? name : '')} is still referenced by ${workloads}; ` +
+        `MCPWebhookConfig ${JSON.stringify(name)} is still referenced by ${workloads}; ` +
           `remove spec.webhookConfigRef from ${pronoun} first`,
       ),
     ],

@@ -6,6 +6,7 @@
 import { violation } from './field-errors.ts'
 import type { FieldViolation } from './field-errors.ts'
 import { isRecord } from './kube.ts'
+import { clipText, quoteValue } from './quoted-value.ts'
 import type { ValidationInput, ValidationResult } from './result.ts'
 import { isSet, wrongType } from './value-checks.ts'
 import { checkWebhookSpec } from './webhook-spec.ts'
@@ -96,7 +97,7 @@ class NameRegistry {
     } else if (sameSanitised !== undefined) {
       violations.push({
         ...violation.duplicate(field, name),
-        detail: `collides with ${JSON.stringify(sameSanitised.name)} (${sameSanitised.field}) after sanitising to ${sanitised}`,
+        detail: `collides with ${quoteValue(sameSanitised.name)} (${sameSanitised.field}) after sanitising to ${clipText(sanitised, NAME_MAX_CHARS)}`,
       })
     } else {
       this.#byName.set(name, field)

@@ -3,28 +3,42 @@
  * its name (names are checked across the whole config, in webhook-config.ts).
  */
 
-import { parseDuration } from './duration.ts'
 import { violation } from './field-errors.ts'
 import type { FieldViolation } from './field-errors.ts'
+import { parseGoDuration } from './go-duration.ts'
+import { goHostname, parseGoUrl } from './go-url.ts'
 import { checkSecretKeyRef } from './k8s-names.ts'
 import { isRecord } from './kube.ts'
 import type { JsonObject } from './kube.ts'
+import { MAX_QUOTED_CHARS, clipText } from './quoted-value.ts'
+import { hasUserInfo } from './redact.ts'
 import { checkRequiredString, isSet, wrongType } from './value-checks.ts'
 import { shortWarning } from './warnings.ts'
 
 export const FAILURE_POLICIES = ['fail', 'ignore'] as const
 export type FailurePolicy = (typeof FAILURE_POLICIES)[number]
 
-const TIMEOUT_MIN_MS = 1_000
-const TIMEOUT_MAX_MS = 30_000
+const TIMEOUT_MIN_NS = 1_000_000_000n
+const TIMEOUT_MAX_NS = 30_000_000_000n
 
 export const URL_MESSAGES = {
   notAbsolute: 'must be an absolute URL with a scheme and host',
-  spaces: 'must not contain spaces or control characters',
+  controlCharacters: 'must not contain control characters',
   scheme: 'scheme must be http or https',
   userInfo: 'must not contain user information',
   fragment: 'must not contain a fragment',
   https: 'must use https unless tlsConfig.insecureSkipVerify is true',
+} as const
+
+/** A URL Go's net/url rejects, with Go's reason (`invalid character "\\" in host name`). */
+export function invalidUrlMessage(reason: string): string {
+  return `must be a valid URL: ${reason}`
+}
+
+export const TIMEOUT_MESSAGES = {
+  notDuration: 'must be a duration such as "500ms", "5s" or "1m30s"',
+  range: 'must be between 1s and 30s, or 0 for the 10s default',
+  number: 'must be a duration string such as "5s", not a number',
 } as const
 
 export interface Findings {
@@ -50,53 +64,71 @@ function checkUrl(webhookField: string, value: unknown, insecure: boolean, found
     found.violations.push(...shape)
     return
   }
-  const problems = urlProblems(value, insecure)
+  const { problems, scheme } = urlProblems(value, insecure)
   found.violations.push(...problems.map((detail) => violation.invalid(field, value, detail)))
   if (problems.length > 0 || !insecure) return
   found.warnings.push(
     shortWarning(
-      value.toLowerCase().startsWith('http:')
+      scheme === 'http'
         ? `${field}: plain http is unencrypted; allowed only because insecureSkipVerify is true`
         : `${webhookField}.tlsConfig.insecureSkipVerify: TLS certificate verification is disabled`,
     ),
   )
 }
 
-/** Every problem with a webhook URL, as violation details. */
-function urlProblems(url: string, insecure: boolean): string[] {
-  // WHATWG parsing silently drops whitespace and accepts `http:host`; Go's url.Parse, which the
-  // proxy uses, does neither, so require a clean string and the literal `scheme://` first.
-  if (/[\s\p{Cc}]/u.test(url)) return [URL_MESSAGES.spaces]
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url)?.[1]?.toLowerCase()
-  if (scheme === undefined) return [URL_MESSAGES.notAbsolute]
-  // The host is read from the raw text too: WHATWG turns `https:///path` into `https://path/`.
-  const authority = url.slice(scheme.length + 3).split(/[/?#\\]/, 1)[0] ?? ''
-  const host = authority.slice(authority.lastIndexOf('@') + 1)
-  const parsed = URL.parse(url)
-  if (parsed === null || parsed.hostname === '' || host === '' || host.startsWith(':')) {
-    return [URL_MESSAGES.notAbsolute]
+/**
+ * Every problem with a webhook URL, as violation details. What is a URL at all is decided by a
+ * port of Go's url.Parse (go-url.ts), which ToolHive's proxy applies when it calls the webhook;
+ * the operator's url.ParseRequestURI reads every absolute URL without `#` the same way, and a `#`
+ * is denied below. DESIGN §5.1 then adds its own rules.
+ */
+function urlProblems(url: string, insecure: boolean): { problems: string[]; scheme: string } {
+  const parsed = parseGoUrl(url)
+  if (!parsed.ok) return { problems: [unparsableUrlProblem(url, parsed.error)], scheme: '' }
+  const { scheme, host, user } = parsed.url
+  // `https:host` (opaque), `https:///path` and `https://:8443` parse, but name no host.
+  if (scheme === '' || goHostname(host) === '') {
+    return { problems: [URL_MESSAGES.notAbsolute], scheme }
   }
   const problems: string[] = []
   if (scheme !== 'http' && scheme !== 'https') problems.push(URL_MESSAGES.scheme)
-  if (authority.includes('@')) problems.push(URL_MESSAGES.userInfo)
+  if (user !== undefined) problems.push(URL_MESSAGES.userInfo)
+  // Even an empty fragment (`https://host/#`): the rule is about the `#`.
   if (url.includes('#')) problems.push(URL_MESSAGES.fragment)
   if (scheme === 'http' && !insecure) problems.push(URL_MESSAGES.https)
-  return problems
+  return { problems, scheme }
 }
 
-/** A Go duration string between 1s and 30s; `0`, `"0"` or absent select the 10s default. */
+/** The detail for a URL Go rejects, with our wording where Go's would mislead or leak. */
+function unparsableUrlProblem(url: string, reason: string): string {
+  // Go's reason may quote a piece of the user-info (a bad escape in a password, or a password
+  // with a `/` read as a port); user-info is not allowed anyway, so say that instead.
+  if (hasUserInfo(url)) return URL_MESSAGES.userInfo
+  if (reason === 'net/url: invalid control character in URL') {
+    return URL_MESSAGES.controlCharacters
+  }
+  // Without a scheme Go reads a relative reference, and only complains about a colon in it.
+  if (reason === 'missing protocol scheme' || reason.startsWith('first path segment')) {
+    return URL_MESSAGES.notAbsolute
+  }
+  // Go quotes an excerpt (`invalid port ":…" after host`), which can be as long as the value.
+  return invalidUrlMessage(clipText(reason, MAX_QUOTED_CHARS))
+}
+
+/**
+ * A Go duration string (time.ParseDuration, as ToolHive reads metav1.Duration) between 1s and
+ * 30s; `0` in any form (`0`, `"0"`, `"-0s"`) or absent selects the 10s default. A negative
+ * duration is a duration, just out of range, as ToolHive reports it.
+ */
 export function checkTimeout(field: string, value: unknown): FieldViolation[] {
   if (!isSet(value) || value === 0) return []
-  if (typeof value === 'number') {
-    return [violation.invalid(field, value, 'must be a duration string such as "5s", not a number')]
-  }
+  if (typeof value === 'number') return [violation.invalid(field, value, TIMEOUT_MESSAGES.number)]
   if (typeof value !== 'string') return [wrongType(field, value, 'string')]
-  const ms = parseDuration(value)
-  if (ms === undefined) {
-    return [violation.invalid(field, value, 'must be a duration such as "500ms", "5s" or "1m30s"')]
-  }
-  if (ms === 0 || (ms >= TIMEOUT_MIN_MS && ms <= TIMEOUT_MAX_MS)) return []
-  return [violation.invalid(field, value, 'must be between 1s and 30s, or 0 for the 10s default')]
+  const parsed = parseGoDuration(value)
+  if (!parsed.ok) return [violation.invalid(field, value, TIMEOUT_MESSAGES.notDuration)]
+  const ns = parsed.nanoseconds
+  if (ns === 0n || (ns >= TIMEOUT_MIN_NS && ns <= TIMEOUT_MAX_NS)) return []
+  return [violation.invalid(field, value, TIMEOUT_MESSAGES.range)]
 }
 
 function checkFailurePolicy(field: string, value: unknown): FieldViolation[] {

@@ -296,3 +296,39 @@ t.test('a live read that fails is answered in-band with 503, naming what', async
     },
   })
 })
+
+t.test('a DELETE review with no oldObject still names the config it refuses', async (t) => {
+  const referencing = {
+    apiVersion: 'toolhive.stacklok.dev/v1beta1',
+    kind: 'MCPServer',
+    metadata: { name: 'uses-hooks', namespace: 'team' },
+    spec: { webhookConfigRef: { name: 'hooks' } },
+  }
+  const deleting = {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: 'delete-1',
+      kind: { group: 'toolhive.stacklok.dev', version: 'v1alpha1', kind: 'MCPWebhookConfig' },
+      resource: {
+        group: 'toolhive.stacklok.dev',
+        version: 'v1alpha1',
+        resource: 'mcpwebhookconfigs',
+      },
+      name: 'hooks',
+      namespace: 'team',
+      operation: 'DELETE',
+      userInfo: { username: 'someone' },
+      object: null,
+      oldObject: null,
+    },
+  }
+  const answer = reviewed(
+    await createAdmission({ view: new MemoryView([referencing]) }).review(deleting, 'validate'),
+  )
+  t.equal(answer.response.allowed, false)
+  t.match(
+    answer.response.status?.message,
+    /^Forbidden: MCPWebhookConfig "hooks" is still referenced/,
+  )
+})

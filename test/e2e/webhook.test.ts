@@ -171,10 +171,24 @@ t.test('no object body, secret reference or key material reaches the log', async
       },
     }),
   )
+  // A password in a webhook URL: the config is denied (no user-info allowed), and the denial's
+  // reason, logged at info level, must not carry it.
+  const denied = await kubectl(
+    ['create', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'toolhive.stacklok.dev/v1alpha1',
+      kind: 'MCPWebhookConfig',
+      metadata: { name: 'with-password', namespace: ns },
+      spec: { validating: [{ name: 'v', url: `https://admin:${marker}-pw@v.example.com/hook` }] },
+    }),
+  )
+  t.not(denied.code, 0, 'a URL with user-info is denied')
+  t.match(denied.stderr, /REDACTED@v\.example\.com/, 'and shown redacted')
+  t.notOk(denied.stderr.includes(marker), 'the password is not echoed to the user either')
   // The log is written at debug level here, stricter than the info level the requirement names.
   const log = await readFile(admission.process.logFile, 'utf8')
   t.ok(log.includes('"uid"'), 'reviews are logged (the scan reads a real log)')
-  t.notOk(log.includes(marker), 'no ConfigMap data and no secret reference name or key')
+  t.notOk(log.includes(marker), 'no ConfigMap data, secret reference name or key, or URL password')
   t.notOk(/PRIVATE KEY|BEGIN CERTIFICATE/.test(log), 'no key or certificate material')
   t.notOk(log.includes('"runconfig.json"'), 'no ConfigMap body')
 })

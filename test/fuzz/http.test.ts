@@ -124,7 +124,7 @@ t.test('hostile shapes the API server could relay, one by one', async (t) => {
     {
       name: 'a review sent as text/plain',
       body: bodyWith('mutate', review(runConfigMap()), [], 'text/plain'),
-      status: 400,
+      status: 415,
     },
   ]
   for (const c of cases) {

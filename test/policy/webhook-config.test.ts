@@ -135,17 +135,18 @@ t.test('url', async (t) => {
       ],
     },
     {
+      // The user-info is redacted from the messages (issue 17).
       url: 'http://user:pw@x/#frag',
       violations: [
-        `${V0}.url: Invalid value: "http://user:pw@x/#frag": must not contain user information`,
-        `${V0}.url: Invalid value: "http://user:pw@x/#frag": must not contain a fragment`,
-        `${V0}.url: Invalid value: "http://user:pw@x/#frag": ${https}`,
+        `${V0}.url: Invalid value: "http://REDACTED@x/#frag": must not contain user information`,
+        `${V0}.url: Invalid value: "http://REDACTED@x/#frag": must not contain a fragment`,
+        `${V0}.url: Invalid value: "http://REDACTED@x/#frag": ${https}`,
       ],
     },
     {
-      url: 'https://x/a b',
+      url: 'https://x/a\tb',
       violations: [
-        `${V0}.url: Invalid value: "https://x/a b": must not contain spaces or control characters`,
+        `${V0}.url: Invalid value: "https://x/a\\tb": must not contain control characters`,
       ],
     },
     { url: 'HTTPS://Hooks.Example.com/', violations: [] },
@@ -156,6 +157,132 @@ t.test('url', async (t) => {
     t.same(result.violations.map(formatViolation), violations, String(url))
     if (warning) t.match(result.warnings, [warning], `${String(url)} warns`)
     else t.same(result.warnings, [], `${String(url)} does not warn`)
+  }
+})
+
+t.test('issue 17: a URL is what Go parses, then DESIGN §5.1 rules apply', async (t) => {
+  const valid = 'must be a valid URL'
+  const cases: { url: string; insecure?: boolean; violations: string[] }[] = [
+    // Go rejects these: url.Parse's reason, with the value quoted as Go's %q.
+    {
+      url: 'https://host\\x',
+      violations: [
+        `${V0}.url: Invalid value: "https://host\\\\x": ${valid}: invalid character "\\\\" in host name`,
+      ],
+    },
+    {
+      url: 'https://host/%zz',
+      violations: [
+        `${V0}.url: Invalid value: "https://host/%zz": ${valid}: invalid URL escape "%zz"`,
+      ],
+    },
+    {
+      url: 'https://[1.2.3.4]/',
+      violations: [`${V0}.url: Invalid value: "https://[1.2.3.4]/": ${valid}: invalid IP-literal`],
+    },
+    {
+      url: 'https://host:80:90/',
+      violations: [
+        `${V0}.url: Invalid value: "https://host:80:90/": ${valid}: invalid port ":80:90" after host`,
+      ],
+    },
+    {
+      url: 'https://ho st/',
+      violations: [
+        `${V0}.url: Invalid value: "https://ho st/": ${valid}: invalid character " " in host name`,
+      ],
+    },
+    // Go accepts these, and so does the webhook: the operator would not fail on them.
+    { url: 'https://256.256.256.256', violations: [] },
+    { url: 'https://x/a b', violations: [] },
+    { url: 'https://host/?%zz', violations: [] },
+    { url: 'https://host:99999/', violations: [] },
+    { url: 'https://[fe80::1%25en0]:8443/', violations: [] },
+    // Parsed, but not absolute with a host (DESIGN §5.1).
+    {
+      url: ' https://x',
+      violations: [
+        `${V0}.url: Invalid value: " https://x": must be an absolute URL with a scheme and host`,
+      ],
+    },
+    {
+      url: 'https://:8443/',
+      violations: [
+        `${V0}.url: Invalid value: "https://:8443/": must be an absolute URL with a scheme and host`,
+      ],
+    },
+    // User-info never reaches a message, even when Go's reason would quote a piece of it.
+    {
+      url: 'http://admin:hunter2@host',
+      insecure: true,
+      violations: [
+        `${V0}.url: Invalid value: "http://REDACTED@host": must not contain user information`,
+      ],
+    },
+    {
+      url: 'https://admin:hunter/2@host',
+      violations: [
+        `${V0}.url: Invalid value: "https://REDACTED@host": must not contain user information`,
+      ],
+    },
+    {
+      url: 'https://admin:hun%zzter2@host',
+      violations: [
+        `${V0}.url: Invalid value: "https://REDACTED@host": must not contain user information`,
+      ],
+    },
+    {
+      url: 'http://hooks/v?token=hunter2',
+      violations: [
+        `${V0}.url: Invalid value: "http://hooks/v?token=REDACTED": must use https unless tlsConfig.insecureSkipVerify is true`,
+      ],
+    },
+  ]
+  for (const { url, insecure, violations } of cases) {
+    const tlsConfig = insecure === undefined ? {} : { tlsConfig: { insecureSkipVerify: insecure } }
+    const result = validate(config({ validating: [hook({ url, ...tlsConfig })] }))
+    t.same(result.violations.map(formatViolation), violations, url)
+  }
+})
+
+t.test("issue 17: a long URL is quoted in part, and so is Go's excerpt of it", async (t) => {
+  const url = `https://host:${'9'.repeat(6_000_000)}x/`
+  const [message = '', ...rest] = rendered(config({ validating: [hook({ url })] }))
+  t.same(rest, [])
+  t.ok(message.length < 1_000, `${message.length} characters`)
+  t.equal(
+    message,
+    `${V0}.url: Invalid value: "https://host:${'9'.repeat(243)}"…(5999759 more bytes): must be a valid URL: invalid port ":${'9'.repeat(241)}…(5999772 more bytes)`,
+  )
+})
+
+t.test('issue 17: a timeout is what Go parses as a duration, then 1s to 30s', async (t) => {
+  const between = 'must be between 1s and 30s, or 0 for the 10s default'
+  const notDuration = 'must be a duration such as "500ms", "5s" or "1m30s"'
+  const cases: { timeout: string; detail?: string }[] = [
+    { timeout: '+5s' },
+    { timeout: '-0s' },
+    { timeout: '30000000μs' }, // U+03BC Greek mu
+    { timeout: '30000000µs' }, // U+00B5 micro sign
+    { timeout: '5.s' },
+    // A negative duration is a duration, out of range as ToolHive reports it.
+    { timeout: '-5s', detail: `Invalid value: "-5s": ${between}` },
+    {
+      timeout: '-9223372036854775808ns',
+      detail: `Invalid value: "-9223372036854775808ns": ${between}`,
+    },
+    // Beyond int64 nanoseconds is no duration to Go.
+    {
+      timeout: '9223372036854775808ns',
+      detail: `Invalid value: "9223372036854775808ns": ${notDuration}`,
+    },
+    { timeout: '1d', detail: `Invalid value: "1d": ${notDuration}` },
+    { timeout: '5 s', detail: `Invalid value: "5 s": ${notDuration}` },
+    { timeout: '5s\n', detail: `Invalid value: "5s\\n": ${notDuration}` },
+  ]
+  for (const { timeout, detail } of cases) {
+    const expected = detail === undefined ? [] : [`${V0}.timeout: ${detail}`]
+    t.same(rendered(config({ validating: [hook({ timeout })] })), expected, JSON.stringify(timeout))
   }
 })
 
@@ -260,6 +387,18 @@ t.test('names: required, at most 63 characters, unique before and after sanitisi
     },
   ]
   for (const { name, spec, expected } of cases) t.same(rendered(config(spec)), expected, name)
+})
+
+t.test("values are quoted as apimachinery quotes them, with Go's %q", async (t) => {
+  t.same(rendered(config({ validating: [hook({ name: 'a\u0001' }), hook({ name: 'a\u0001' })] })), [
+    'spec.validating[1].name: Duplicate value: "a\\x01": also used by spec.validating[0].name',
+  ])
+  t.same(rendered(config({ validating: [hook({ failurePolicy: 'fail\u2028' })] })), [
+    `${V0}.failurePolicy: Unsupported value: "fail\\u2028": supported values: "fail", "ignore"`,
+  ])
+  t.same(rendered(config({ validating: [hook({ name: 'a\u00a0b' }), hook({ name: 'a b' })] })), [
+    'spec.validating[1].name: Duplicate value: "a b": collides with "a\\u00a0b" (spec.validating[0].name) after sanitising to A_B',
+  ])
 })
 
 t.test('sanitizeWebhookName', async (t) => {
@@ -460,15 +599,15 @@ t.test('DELETE while referenced and unprotected: denied, naming every MCPServer'
   ]
   for (const { servers, expected } of cases) {
     for (const finalizers of [undefined, ['example.com/other'], 'not-a-list']) {
-      const result = validateWebhookConfigDelete(storedConfig(finalizers), servers)
+      const result = validateWebhookConfigDelete('hooks', storedConfig(finalizers), servers)
       t.same(result.violations.map(formatViolation), expected, servers.join(','))
       t.same(result.warnings, [])
     }
   }
   t.match(
-    validateWebhookConfigDelete(undefined, ['a']).violations.map(formatViolation),
-    ['Forbidden: MCPWebhookConfig "" is still referenced by MCPServer a; remove'],
-    'no old object to name',
+    validateWebhookConfigDelete('hooks', undefined, ['a']).violations.map(formatViolation),
+    ['Forbidden: MCPWebhookConfig "hooks" is still referenced by MCPServer a; remove'],
+    'no old object: named by the request',
   )
 })
 
@@ -477,12 +616,13 @@ t.test('DELETE while referenced and held by the operator finalizer: allowed, war
     'example.com/other',
     'mcpwebhookconfig.toolhive.stacklok.dev/finalizer',
   ])
-  t.same(validateWebhookConfigDelete(held, ['b', 'a', 'b']), {
+  t.same(validateWebhookConfigDelete('hooks', held, ['b', 'a', 'b']), {
     violations: [],
     warnings: ['deletion waits for MCPServer a, MCPServer b'],
   })
-  t.same(validateWebhookConfigDelete(held, []), { violations: [], warnings: [] })
+  t.same(validateWebhookConfigDelete('hooks', held, []), { violations: [], warnings: [] })
   const many = validateWebhookConfigDelete(
+    'hooks',
     held,
     Array.from({ length: 50 }, (_, i) => `server-${i}`),
   )

@@ -1,0 +1,69 @@
+import t from 'tap'
+import { goHostname, parseGoRequestUri, parseGoUrl } from '../../src/policy/go-url.ts'
+import type { GoUrlResult } from '../../src/policy/go-url.ts'
+import { GO_URL_CASES, SAME } from './go-url-cases.ts'
+import type { GoVerdict } from './go-url-cases.ts'
+
+/** A result in the shape of the table: the error, or the non-empty fields. */
+function verdict(result: GoUrlResult): GoVerdict {
+  if (!result.ok) return { error: result.error }
+  const { user, ...url } = result.url
+  const fields: Record<string, string> = {}
+  for (const [key, value] of Object.entries(url)) if (value !== '') fields[key] = value
+  if (user !== undefined) {
+    fields['username'] = user.username
+    if (user.password !== undefined) fields['password'] = user.password
+  }
+  return fields
+}
+
+t.test("url.Parse and url.ParseRequestURI agree with Go 1.26.8 on Go's own cases", async (t) => {
+  t.ok(GO_URL_CASES.length > 150)
+  for (const [source, input, parse, request] of GO_URL_CASES) {
+    const name = `${source}: ${JSON.stringify(input)}`
+    t.same(verdict(parseGoUrl(input)), parse, `Parse ${name}`)
+    t.same(verdict(parseGoRequestUri(input)), request === SAME ? parse : request, `Request ${name}`)
+  }
+})
+
+t.test('issue 17: what Go rejects and accepts', async (t) => {
+  t.same(verdict(parseGoUrl('https://host\\x')), {
+    error: 'invalid character "\\\\" in host name',
+  })
+  t.same(verdict(parseGoUrl('https://host/%zz')), { error: 'invalid URL escape "%zz"' })
+  t.same(verdict(parseGoUrl('https://256.256.256.256')), {
+    scheme: 'https',
+    host: '256.256.256.256',
+  })
+})
+
+t.test('escapes are checked on the UTF-8 bytes, as Go quotes them', async (t) => {
+  // `%é` is `%` and two bytes of é; `%a` then é cuts é in half.
+  t.same(verdict(parseGoUrl('https://x/%é')), { error: 'invalid URL escape "%é"' })
+  t.same(verdict(parseGoUrl('https://x/%aé')), { error: 'invalid URL escape "%a\\xc3"' })
+  t.same(verdict(parseGoUrl('https://[%c3%a9::1]/')), {
+    error:
+      'invalid host: ParseAddr("é::1"): each colon-separated field must have at least one digit (at "é::1")',
+  })
+})
+
+t.test('Hostname strips the port and the brackets', async (t) => {
+  const cases: [string, string][] = [
+    ['host', 'host'],
+    ['host:8443', 'host'],
+    ['host:', 'host'],
+    [':8443', ''],
+    ['[::1]:8443', '::1'],
+    ['[::1]', '::1'],
+    ['host:x', 'host:x'],
+  ]
+  for (const [host, name] of cases) t.equal(goHostname(host), name, host)
+})
+
+t.test('a megabyte-long URL parses in linear time', async (t) => {
+  const long = `https://host/${'a'.repeat(6_000_000)}`
+  const started = performance.now()
+  t.ok(parseGoUrl(long).ok)
+  t.notOk(parseGoUrl(`https://host:${'9'.repeat(6_000_000)}x/`).ok, 'an invalid port')
+  t.ok(performance.now() - started < 5_000, 'well under the API server timeout')
+})
