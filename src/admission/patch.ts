@@ -3,6 +3,7 @@
 import fastJsonPatch from 'fast-json-patch'
 import type { Operation } from 'fast-json-patch'
 import { isRecord, setOwn } from '../policy/kube.ts'
+import { cloneJson } from './clone.ts'
 
 export type { Operation as PatchOperation } from 'fast-json-patch'
 
@@ -18,10 +19,11 @@ export function diff(original: object, mutated: object): Operation[] {
  * Applies a patch from `diff` (add, remove, replace) to a copy of `document`: the CLI uses it to
  * show admitted objects, as the API server would store them. Not fast-json-patch's applyPatch: it
  * assigns with `=`, so a legal map key named `__proto__` either sets the prototype or is refused,
- * where the API server stores it as a key like any other.
+ * where the API server stores it as a key like any other. Copies with `cloneJson`, which is
+ * iterative: a file's object may be nested deeper than structuredClone's stack allows.
  */
 export function applyPatch<T>(document: T, patch: readonly Operation[]): T {
-  const root = { value: structuredClone(document) as unknown }
+  const root = { value: cloneJson(document) as unknown }
   for (const operation of patch) {
     const tokens =
       operation.path === '' ? [] : operation.path.slice(1).split('/').map(unescapeToken)
@@ -34,19 +36,19 @@ export function applyPatch<T>(document: T, patch: readonly Operation[]): T {
           : undefined
     if (key === undefined) {
       if (operation.op === 'add' || operation.op === 'replace')
-        root.value = structuredClone(operation.value)
+        root.value = cloneJson(operation.value)
       continue
     }
     if (Array.isArray(parent)) {
       const items = parent as unknown[]
       const index = key === '-' ? items.length : Number(key)
       if (operation.op === 'remove') items.splice(index, 1)
-      else if (operation.op === 'add') items.splice(index, 0, structuredClone(operation.value))
-      else if (operation.op === 'replace') items[index] = structuredClone(operation.value)
+      else if (operation.op === 'add') items.splice(index, 0, cloneJson(operation.value))
+      else if (operation.op === 'replace') items[index] = cloneJson(operation.value)
     } else if (isRecord(parent)) {
       if (operation.op === 'remove') Reflect.deleteProperty(parent, key)
       else if (operation.op === 'add' || operation.op === 'replace')
-        setOwn(parent, key, structuredClone(operation.value))
+        setOwn(parent, key, cloneJson(operation.value))
     } else {
       throw new Error(`cannot apply ${operation.op} at ${operation.path}: no such parent`)
     }

@@ -132,9 +132,29 @@ function at(offset: number, lines: LineCounter): string {
   return ` at line ${line}, column ${col}`
 }
 
+/**
+ * How deep a file's object may nest. Real manifests stay within a few dozen levels; the CLI's
+ * YAML output recurses per level and cannot print an object much deeper than a few hundred.
+ */
+export const MAX_NESTING = 200
+
+/** True when `value` nests deeper than `limit` objects and arrays (measured without recursion). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next
+    if (typeof node !== 'object' || node === null) continue
+    if (depth > limit) return true
+    for (const child of Object.values(node)) pending.push([child, depth + 1])
+  }
+  return false
+}
+
 function expandList(value: unknown, where: string): KubeObject[] {
   if (!isRecord(value))
     throw new ObjectFileError(`${where}: expected an object, got ${describe(value)}`)
+  if (nestsDeeperThan(value, MAX_NESTING))
+    throw new ObjectFileError(`${where}: nested deeper than ${MAX_NESTING} levels`)
   if (typeof value.kind !== 'string' || value.kind === '') {
     throw new ObjectFileError(`${where}: object has no kind`)
   }

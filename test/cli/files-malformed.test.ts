@@ -52,6 +52,18 @@ t.test('an alias bomb: exit 2 naming file and document, in every command', async
   t.equal(serve.stderr, line)
 })
 
+t.test('an object nested 6,000 deep: exit 2, not a stack overflow in any output', async (t) => {
+  const dir = await tempDir(t)
+  const deep = join(dir, 'deep.json')
+  await writeFile(deep, `{"kind":"ConfigMap","data":${'{"a":'.repeat(6_000)}1${'}'.repeat(6_000)}}`)
+  for (const output of ['text', 'yaml', 'json'])
+    t.same(await runCli(['check', '-o', output, deep]), {
+      code: 2,
+      stdout: '',
+      stderr: `mcp-admission: ${deep}, document 1: nested deeper than 200 levels\n`,
+    })
+})
+
 t.test('a binary file: an escaped excerpt of its start, not its bytes', async (t) => {
   const dir = await tempDir(t)
   const gzip = Buffer.from([0x1f, 0x8b, 0x08, 0x00, ...Array<number>(4000).fill(0x07)])

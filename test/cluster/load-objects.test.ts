@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
 import {
+  MAX_NESTING,
   ObjectFileError,
   loadObjects,
   parseObjects,
@@ -192,6 +193,22 @@ t.test('an alias bomb is refused as a document error', async (t) => {
     parseFailure(`kind: ConfigMap\n---\n${laughs.join('\n')}\n`, 'bomb.yaml'),
     'bomb.yaml, document 2: Excessive alias count indicates a resource exhaustion attack',
   )
+})
+
+t.test('an object nested deeper than the limit is refused, JSON or YAML', async (t) => {
+  const nested = (levels: number) =>
+    `{"kind":"ConfigMap","data":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`
+  // The object itself is one level: MAX_NESTING - 1 more levels are still read.
+  t.equal(parseObjects(nested(MAX_NESTING - 1), 'ok.json').length, 1)
+  // (Far deeper, the YAML parser gives up on its own, also as this file's document error.)
+  for (const [source, levels] of [
+    ['deep.json', 6_000],
+    ['deep.yaml', MAX_NESTING + 50],
+  ] as const)
+    t.equal(
+      parseFailure(nested(levels), source),
+      `${source}, document 1: nested deeper than ${MAX_NESTING} levels`,
+    )
 })
 
 t.test('a mapping of 40,000 keys is read; a repeated key is still refused, named', async (t) => {
