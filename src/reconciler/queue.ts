@@ -25,6 +25,21 @@ export interface KeyQueueOptions {
    * long it ran; `retryInMs` is the backoff when a retry was scheduled for later.
    */
   readonly onResult?: (key: string, outcome: unknown, ms: number, retryInMs?: number) => void
+  /** Schedules and cancels retries (default: the real timers); tests pass their own clock. */
+  readonly timers?: RetryTimers
+}
+
+/** The two timer calls the queue makes, so a test can fire or inspect retries itself. */
+export interface RetryTimers {
+  setTimeout(callback: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+}
+
+const REAL_TIMERS: RetryTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => {
+    clearTimeout(handle as NodeJS.Timeout)
+  },
 }
 
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 100, maxMs: 60_000 }
@@ -43,6 +58,7 @@ export class KeyQueue {
   readonly #concurrency: number
   readonly #backoff: Backoff
   readonly #onResult: KeyQueueOptions['onResult']
+  readonly #timers: RetryTimers
   /** Keys ready to run, in arrival order; `#queued` mirrors it for deduplication. */
   readonly #ready: string[] = []
   readonly #queued = new Set<string>()
@@ -50,7 +66,7 @@ export class KeyQueue {
   /** Running keys added again meanwhile: each runs once more when its current run ends. */
   readonly #dirty = new Set<string>()
   readonly #failures = new Map<string, number>()
-  readonly #retryTimers = new Map<string, NodeJS.Timeout>()
+  readonly #retryTimers = new Map<string, unknown>()
   readonly #idleWaiters: (() => void)[] = []
   readonly #abort = new AbortController()
   #reconcile: Reconcile | undefined
@@ -68,6 +84,7 @@ export class KeyQueue {
     this.#concurrency = concurrency
     this.#backoff = backoff
     this.#onResult = options.onResult
+    this.#timers = options.timers ?? REAL_TIMERS
   }
 
   /** Keys waiting to run now (not those running or waiting out a backoff), like workqueue Len. */
@@ -78,9 +95,8 @@ export class KeyQueue {
   /** Queues `key` unless already queued; a pending retry of it is superseded and runs now. */
   add(key: string): void {
     if (this.#stopped) return
-    const timer = this.#retryTimers.get(key)
-    if (timer !== undefined) {
-      clearTimeout(timer)
+    if (this.#retryTimers.has(key)) {
+      this.#timers.clearTimeout(this.#retryTimers.get(key))
       this.#retryTimers.delete(key)
     }
     this.#enqueue(key)
@@ -102,7 +118,7 @@ export class KeyQueue {
   async stop(): Promise<void> {
     if (!this.#stopped) {
       this.#stopped = true
-      for (const timer of this.#retryTimers.values()) clearTimeout(timer)
+      for (const timer of this.#retryTimers.values()) this.#timers.clearTimeout(timer)
       this.#retryTimers.clear()
       this.#ready.length = 0
       this.#queued.clear()
@@ -179,7 +195,7 @@ export class KeyQueue {
     }
     if (done) return undefined
     const delay = retryDelay(this.#failures.get(key) ?? 1, this.#backoff)
-    const timer = setTimeout(
+    const timer = this.#timers.setTimeout(
       () => {
         this.#retryTimers.delete(key)
         if (this.#stopped) return

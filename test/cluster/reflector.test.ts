@@ -1,5 +1,12 @@
+import { pino } from 'pino'
 import t from 'tap'
-import { DEFAULT_BACKOFF, backoffDelay } from '../../src/cluster/reflector.ts'
+import type { Test } from 'tap'
+import { DEFAULT_BACKOFF, Reflector, backoffDelay } from '../../src/cluster/reflector.ts'
+import type { ReflectorStore } from '../../src/cluster/reflector.ts'
+import type { ViewResource } from '../../src/cluster/resources.ts'
+import type { KubeObject } from '../../src/policy/kube.ts'
+import { startFakeKubeApi, statusObject } from '../helpers/fake-kube-api.ts'
+import type { FakeKubeApi } from '../helpers/fake-kube-api.ts'
 
 t.test('backoff doubles from the initial delay and is capped', async (t) => {
   const policy = { initialMs: 100, maxMs: 1_000 }
@@ -25,3 +32,216 @@ t.test('the default policy retries quickly and never waits more than 12 s', asyn
   t.ok(backoffDelay(1, DEFAULT_BACKOFF) <= 300)
   t.ok(backoffDelay(1_000, DEFAULT_BACKOFF) <= 12_000)
 })
+
+// List/watch against a fake API server (real KubeApi, loopback HTTP).
+
+const SERVERS: ViewResource = {
+  kind: 'MCPServer',
+  group: 'toolhive.stacklok.io',
+  version: 'v1beta1',
+  plural: 'mcpservers',
+}
+const PATH = '/apis/toolhive.stacklok.io/v1beta1/mcpservers'
+
+function server(name: string, resourceVersion = '1'): KubeObject {
+  return {
+    apiVersion: 'toolhive.stacklok.io/v1beta1',
+    kind: 'MCPServer',
+    metadata: { name, namespace: 'default', resourceVersion },
+  }
+}
+
+/** A store keyed by name that remembers how often it was replaced wholesale. */
+class NamedStore implements ReflectorStore {
+  readonly objects = new Map<string, KubeObject>()
+  replaced = 0
+  replace(objects: readonly KubeObject[]): void {
+    this.replaced++
+    this.objects.clear()
+    for (const object of objects) this.upsert(object)
+  }
+  upsert(object: KubeObject): void {
+    this.objects.set(String(object.metadata?.name), object)
+  }
+  remove(object: KubeObject): void {
+    this.objects.delete(String(object.metadata?.name))
+  }
+  names(): string[] {
+    return [...this.objects.keys()].sort()
+  }
+}
+
+/** Polls `condition` (cheap, in-memory) until it holds; fails the wait after `timeoutMs`. */
+async function until(condition: () => boolean, what: string, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  }
+}
+
+interface Running {
+  readonly fake: FakeKubeApi
+  readonly store: NamedStore
+  readonly reflector: Reflector
+  readonly errors: unknown[]
+}
+
+async function reflectorOn(t: Test, objects: KubeObject[], pageSize = 500): Promise<Running> {
+  const fake = await startFakeKubeApi(t)
+  fake.objects = objects
+  fake.resourceVersion = '10'
+  const store = new NamedStore()
+  const errors: unknown[] = []
+  const reflector = new Reflector(fake.api, SERVERS, store, pino({ level: 'silent' }), {
+    pageSize,
+    watchSeconds: 5,
+    // Tiny, so a retry the test does not expect shows up as extra requests, not as a slow test.
+    backoff: { initialMs: 1, maxMs: 5 },
+    onError: (error) => errors.push(error),
+  })
+  reflector.start()
+  // Stopped before the fake server closes (teardowns run last-registered first).
+  t.teardown(() => reflector.stop())
+  return { fake, store, reflector, errors }
+}
+
+const lists = (fake: FakeKubeApi) => fake.requests.filter((request) => !request.watch)
+
+t.test(
+  'a list in several pages stores every object and is synced only after the last',
+  async (t) => {
+    const names = ['a', 'b', 'c', 'd', 'e']
+    let releaseLastPage = () => {}
+    const lastPageHeld = new Promise<void>((resolve) => (releaseLastPage = resolve))
+    const fake = await startFakeKubeApiHolding(t, 'offset-4', lastPageHeld)
+    fake.objects = names.map((name) => server(name))
+    fake.resourceVersion = '42'
+    const store = new NamedStore()
+    const reflector = new Reflector(fake.api, SERVERS, store, pino({ level: 'silent' }), {
+      pageSize: 2,
+      backoff: { initialMs: 1, maxMs: 5 },
+    })
+    reflector.start()
+    t.teardown(() => reflector.stop())
+
+    await until(() => lists(fake).length === 3, 'the last page requested')
+    t.equal(reflector.synced, false, 'not synced while the last page is outstanding')
+    t.equal(store.replaced, 0, 'nothing stored from a partial list')
+    releaseLastPage()
+    const watch = await fake.nextWatch()
+
+    t.equal(reflector.synced, true)
+    t.same(store.names(), names, 'every page is in the store')
+    t.equal(store.replaced, 1, 'stored once, as a whole')
+    t.same(
+      lists(fake).map((request) => [request.query.limit, request.query.continue]),
+      [
+        ['2', undefined],
+        ['2', 'offset-2'],
+        ['2', 'offset-4'],
+      ],
+      'each page asks for the continuation the previous one returned',
+    )
+    t.equal(watch.query.resourceVersion, '42', 'the watch starts at the list resourceVersion')
+    t.equal(watch.query.allowWatchBookmarks, 'true')
+    t.ok(
+      fake.requests.every((request) => request.path === PATH),
+      'lists and the watch go to the collection path',
+    )
+    t.equal(
+      store.objects.get('a')?.kind,
+      'MCPServer',
+      'list items get their kind back (the server omits it)',
+    )
+  },
+)
+
+/** A fake whose page with continue token `heldToken` waits for `release`. */
+async function startFakeKubeApiHolding(
+  t: Test,
+  heldToken: string,
+  release: Promise<void>,
+): Promise<FakeKubeApi> {
+  const fake = await startFakeKubeApi(t)
+  fake.beforePage = (token) => (token === heldToken ? release : Promise.resolve())
+  return fake
+}
+
+/** The cluster moved on while the watch was away: `a` deleted, `c` created. */
+function moveOn(fake: FakeKubeApi): void {
+  fake.objects = [server('b', '15'), server('c', '18')]
+  fake.resourceVersion = '20'
+}
+
+t.test('an ERROR event with code 410 relists from scratch', async (t) => {
+  const { fake, store, errors } = await reflectorOn(t, [server('a'), server('b')], 1)
+  const first = await fake.nextWatch()
+  t.same(store.names(), ['a', 'b'])
+  moveOn(fake)
+  first.send('ERROR', statusObject(410, 'too old resource version: 10 (12)'))
+
+  const second = await fake.nextWatch()
+  t.same(store.names(), ['b', 'c'], 'the deleted object is gone, the new one is there')
+  t.same(
+    lists(fake).map((request) => request.query.continue),
+    [undefined, 'offset-1', undefined, 'offset-1'],
+    'the relist starts at the first page',
+  )
+  t.equal(second.query.resourceVersion, '20', 'the new watch starts at the relist')
+  t.equal(errors.length, 0, 'an expired watch is not a failure (no backoff)')
+})
+
+t.test('an HTTP 410 on the watch request relists from scratch', async (t) => {
+  const { fake, store, errors } = await reflectorOn(t, [server('a'), server('b')])
+  const first = await fake.nextWatch()
+  moveOn(fake)
+  first.refuse(410, 'too old resource version: 10 (12)')
+
+  const second = await fake.nextWatch()
+  t.same(store.names(), ['b', 'c'], 'the deleted object is gone, the new one is there')
+  t.equal(lists(fake).length, 2, 'listed again')
+  t.equal(second.query.resourceVersion, '20')
+  t.equal(errors.length, 0, 'an expired watch is not a failure (no backoff)')
+})
+
+t.test('any other watch error backs off and resumes without relisting', async (t) => {
+  const { fake, errors } = await reflectorOn(t, [server('a')])
+  const first = await fake.nextWatch()
+  first.send('ERROR', statusObject(500, 'etcd hiccup'))
+
+  const second = await fake.nextWatch()
+  t.equal(errors.length, 1, 'counted as a failure')
+  t.equal(lists(fake).length, 1, 'no relist: the resourceVersion is still good')
+  t.equal(second.query.resourceVersion, '10')
+})
+
+t.test(
+  'after a clean watch end it resumes from the last event, then the last bookmark',
+  async (t) => {
+    const { fake, store, errors } = await reflectorOn(t, [server('a'), server('b')])
+    const first = await fake.nextWatch()
+    first.send('ADDED', server('c', '11'))
+    first.send('DELETED', server('a', '12'))
+    first.send('MODIFIED', server('b', '13'))
+    first.end()
+
+    const second = await fake.nextWatch()
+    t.equal(second.query.resourceVersion, '13', 'resumed from the last event seen')
+    t.same(store.names(), ['b', 'c'], 'events applied to the store')
+    t.equal(store.objects.get('b')?.metadata?.resourceVersion, '13')
+    // A bookmark carries only a resourceVersion: it moves the resume point, not the store.
+    second.send('BOOKMARK', {
+      kind: 'MCPServer',
+      apiVersion: 'toolhive.stacklok.io/v1beta1',
+      metadata: { resourceVersion: '30' },
+    })
+    second.end()
+
+    const third = await fake.nextWatch()
+    t.equal(third.query.resourceVersion, '30', 'resumed from the bookmark')
+    t.same(store.names(), ['b', 'c'])
+    t.equal(lists(fake).length, 1, 'never relisted')
+    t.equal(errors.length, 0)
+  },
+)

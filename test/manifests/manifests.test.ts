@@ -22,10 +22,29 @@ function render(dir: string): Any[] | undefined {
   }
 }
 
+/**
+ * Whether these checks must run rather than skip without kubectl: in CI, where a skip would pass
+ * unseen. As in test/e2e/run.ts, MCP_ADMISSION_E2E=required (set by .ci/run) makes them
+ * mandatory; any other value of it is an explicit choice and wins over a `CI` variable.
+ */
+function kubectlRequired(env: NodeJS.ProcessEnv): boolean {
+  const mode = env['MCP_ADMISSION_E2E']
+  if (mode !== undefined && mode !== '') return mode === 'required'
+  const ci = env['CI']
+  return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false'
+}
+
 const full = render(MANIFESTS)
 if (!full) {
-  t.comment('SKIPPED: kubectl is not installed, so kustomize cannot render manifests/')
-  t.pass('nothing to check without kubectl')
+  if (kubectlRequired(process.env)) {
+    t.fail(
+      'kubectl is required (MCP_ADMISSION_E2E=required or CI is set) but is not installed, ' +
+        'so kustomize cannot render manifests/',
+    )
+  } else {
+    t.comment('SKIPPED: kubectl is not installed, so kustomize cannot render manifests/')
+    t.pass('nothing to check without kubectl')
+  }
 } else {
   const base = render(`${MANIFESTS}base`)!
   const one = (objects: Any[], kind: string) => {

@@ -2,7 +2,7 @@
 // never elapsed times, so a loaded machine cannot make it flaky.
 import t from 'tap'
 import { KeyQueue, retryDelay } from '../../src/reconciler/queue.ts'
-import type { ReconcileOutcome } from '../../src/reconciler/queue.ts'
+import type { ReconcileOutcome, RetryTimers } from '../../src/reconciler/queue.ts'
 
 const DONE: ReconcileOutcome = { result: 'done' }
 const RETRY: ReconcileOutcome = { result: 'retry', error: new Error('conflict') }
@@ -20,6 +20,31 @@ function deferred<T = void>(): Deferred<T> {
 
 /** Lets every already-queued callback and microtask run. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * Timers the test fires by hand: `pending` holds the retries scheduled and not cancelled, so a
+ * test can check what is waiting without waiting itself.
+ */
+function manualTimers() {
+  interface Timer {
+    readonly callback: () => void
+    readonly ms: number
+  }
+  const pending = new Set<Timer>()
+  const scheduled: Timer[] = []
+  const timers: RetryTimers = {
+    setTimeout(callback, ms) {
+      const timer = { callback, ms }
+      pending.add(timer)
+      scheduled.push(timer)
+      return timer
+    },
+    clearTimeout(handle) {
+      pending.delete(handle as Timer)
+    },
+  }
+  return { timers, pending, scheduled }
+}
 
 /** Counts runs and the most runs of one key (and of all keys) at the same time. */
 function tracker() {
@@ -257,8 +282,13 @@ t.test('stop waits for running work, then nothing more runs', async (t) => {
   const release = deferred()
   const started = deferred()
   const retried = deferred()
+  const clock = manualTimers()
   let signal: AbortSignal | undefined
-  const queue = new KeyQueue({ concurrency: 1, backoff: { initialMs: 5, maxMs: 5 } })
+  const queue = new KeyQueue({
+    concurrency: 1,
+    backoff: { initialMs: 5, maxMs: 5 },
+    timers: clock.timers,
+  })
   queue.start((key, s) =>
     track.around(key, async () => {
       if (key === 'fails') {
@@ -271,10 +301,15 @@ t.test('stop waits for running work, then nothing more runs', async (t) => {
       return DONE
     }),
   )
-  queue.add('fails') // fails, then waits out its 5 ms backoff
+  queue.add('fails') // fails, then waits out its backoff (a timer only the test can fire)
   await retried.promise
   queue.add('slow')
   await started.promise
+  t.same(
+    [...clock.pending].map((timer) => timer.ms),
+    [5],
+    'the failed key waits out its backoff',
+  )
   queue.add('slow') // marked to run again: dropped by stop
   queue.add('queued') // waiting for the only slot: dropped by stop
   let stopped = false
@@ -282,18 +317,45 @@ t.test('stop waits for running work, then nothing more runs', async (t) => {
   await settle()
   t.notOk(stopped, 'stop waits for the running reconcile')
   t.equal(signal?.aborted, true, 'the running reconcile is told to give up')
+  t.equal(clock.pending.size, 0, 'stop cancels the pending retry')
   queue.add('late')
   release.resolve()
   await stopping
   t.ok(stopped)
   t.equal(queue.depth, 0)
-  // Long past the 5 ms retry: a timer that stop failed to cancel would have fired by now.
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  // A retry timer that fires anyway (cancelled too late) must not bring its key back.
+  for (const timer of clock.scheduled) timer.callback()
+  await settle()
+  t.equal(queue.depth, 0, 'a late retry queues nothing')
   t.same(track.calls, ['fails', 'slow'])
   t.throws(() => {
     queue.start(async () => DONE)
   }, 'a stopped queue cannot restart')
   await queue.stop() // idempotent
+})
+
+t.test('an explicit add cancels the scheduled retry timer', async (t) => {
+  const clock = manualTimers()
+  const reported = [deferred(), deferred()]
+  let runs = 0
+  const queue = new KeyQueue({
+    backoff: { initialMs: 60_000, maxMs: 60_000 },
+    timers: clock.timers,
+  })
+  queue.start(async () => {
+    reported[runs++]?.resolve()
+    return runs === 1 ? RETRY : DONE
+  })
+  queue.add('a')
+  await reported[0]!.promise
+  await settle()
+  t.equal(clock.pending.size, 1, 'a retry is scheduled')
+  queue.add('a')
+  await reported[1]!.promise
+  await queue.whenIdle()
+  t.equal(clock.pending.size, 0, 'the add cancelled it')
+  t.equal(runs, 2)
+  await queue.stop()
 })
 
 t.test('a throwing onResult does not wedge the queue', async (t) => {

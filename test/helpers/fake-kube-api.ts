@@ -1,0 +1,169 @@
+/**
+ * A fake API server for one collection, on plain-http loopback, with a real KubeApi pointed at it:
+ * lists are served from `objects` in pages (`limit`/`continue`), and each watch request is handed
+ * to the test, which decides what the stream says and how it ends. Going through the real KubeApi
+ * means the reflector sees the same errors (HTTP statuses, ERROR events, stream ends) as in a pod.
+ */
+
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { KubeConfig } from '@kubernetes/client-node'
+import type { Test } from 'tap'
+import { KubeApi } from '../../src/cluster/kube-api.ts'
+import type { WatchEvent } from '../../src/cluster/kube-api.ts'
+import type { KubeObject } from '../../src/policy/kube.ts'
+
+export interface RecordedRequest {
+  readonly path: string
+  readonly watch: boolean
+  /** The query without `watch`; absent parameters are absent keys. */
+  readonly query: Readonly<Record<string, string>>
+}
+
+/** One watch request, held open until the test ends it. */
+export interface WatchStream {
+  readonly query: Readonly<Record<string, string>>
+  send(type: WatchEvent['type'], object: Record<string, unknown>): void
+  /** Ends the stream cleanly, as the server does when `timeoutSeconds` runs out. */
+  end(): void
+  /** Answers the watch request itself with an error status instead of a stream. */
+  refuse(status: number, message: string): void
+}
+
+export interface FakeKubeApi {
+  readonly api: KubeApi
+  /** What the collection holds now; every list page is cut from it. */
+  objects: KubeObject[]
+  /** The collection's resourceVersion, sent with every list page. */
+  resourceVersion: string
+  readonly requests: RecordedRequest[]
+  /**
+   * Awaited before a list page is answered, with the page's `continue` token (`''` for the first
+   * page): lets a test look at the reflector while a list is half done.
+   */
+  beforePage: (continueToken: string) => Promise<void>
+  /** The next watch request (already arrived or still to come). */
+  nextWatch(): Promise<WatchStream>
+}
+
+export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
+  const arrived: WatchStream[] = []
+  const waiting: ((stream: WatchStream) => void)[] = []
+  // No request arrives before `fake` is set below: only the KubeApi made there knows the port.
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://fake')
+    const query = Object.fromEntries(url.searchParams)
+    const watch = query.watch === 'true'
+    delete query.watch
+    fake.requests.push({ path: url.pathname, watch, query })
+    if (watch) {
+      const stream = watchStream(query, response)
+      const waiter = waiting.shift()
+      if (waiter) waiter(stream)
+      else arrived.push(stream)
+      return
+    }
+    void answerPage(fake, query, request, response)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  const config = new KubeConfig()
+  config.loadFromOptions({
+    // client-node accepts a plain-http server only with skipTLSVerify set.
+    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  })
+  const api = new KubeApi(config)
+  const fake: FakeKubeApi = {
+    api,
+    objects: [],
+    resourceVersion: '1',
+    requests: [],
+    beforePage: async () => undefined,
+    nextWatch: () => {
+      const stream = arrived.shift()
+      if (stream) return Promise.resolve(stream)
+      return new Promise((resolve) => waiting.push(resolve))
+    },
+  }
+
+  t.teardown(() => {
+    api.close()
+    server.closeAllConnections()
+    server.close()
+  })
+  return fake
+}
+
+/** The continue token is the offset of the next page, as opaque to the client as a real one. */
+async function answerPage(
+  fake: FakeKubeApi,
+  query: Record<string, string>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  request.resume()
+  const token = query.continue ?? ''
+  await fake.beforePage(token)
+  const start = token === '' ? 0 : Number(token.replace(/^offset-/, ''))
+  const limit = query.limit === undefined ? Infinity : Number(query.limit)
+  const items = fake.objects.slice(start, start + limit)
+  const next = start + items.length
+  const body = {
+    kind: 'List',
+    apiVersion: 'v1',
+    metadata: {
+      resourceVersion: fake.resourceVersion,
+      ...(next < fake.objects.length ? { continue: `offset-${next}` } : {}),
+    },
+    // The API server leaves apiVersion and kind out of list items; so does the fake.
+    items: items.map(withoutType),
+  }
+  response.setHeader('content-type', 'application/json')
+  response.end(JSON.stringify(body))
+}
+
+function withoutType(object: KubeObject): KubeObject {
+  const copy = { ...object }
+  delete copy.apiVersion
+  delete copy.kind
+  return copy
+}
+
+function watchStream(query: Record<string, string>, response: ServerResponse): WatchStream {
+  let started = false
+  const start = () => {
+    if (started) return
+    started = true
+    response.writeHead(200, { 'content-type': 'application/json' })
+  }
+  return {
+    query,
+    send(type, object) {
+      start()
+      response.write(`${JSON.stringify({ type, object })}\n`)
+    },
+    end() {
+      start()
+      response.end()
+    },
+    refuse(status, message) {
+      response.writeHead(status, { 'content-type': 'application/json' })
+      response.end(JSON.stringify(statusObject(status, message)))
+    },
+  }
+}
+
+/** A metav1.Status, as the API server sends in an error body or an ERROR watch event. */
+export function statusObject(code: number, message: string): Record<string, unknown> {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    message,
+    reason: code === 410 ? 'Expired' : 'InternalError',
+    code,
+  }
+}
