@@ -127,11 +127,16 @@ export class Reflector {
     let continueToken: string | undefined
     let resourceVersion: string
     do {
-      const page = await this.#api.get(resourcePath(this.#resource), {
-        labelSelector: this.#resource.labelSelector,
-        limit: this.#options.pageSize,
-        continue: continueToken,
-      })
+      // stop() ends a list under way too: a stalled page must not hold shutdown.
+      const page = await this.#api.get(
+        resourcePath(this.#resource),
+        {
+          labelSelector: this.#resource.labelSelector,
+          limit: this.#options.pageSize,
+          continue: continueToken,
+        },
+        this.#abort.signal,
+      )
       if (!page)
         throw new KubeApiError(
           `list ${this.#resource.plural}: the resource is not served (404)`,

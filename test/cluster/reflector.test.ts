@@ -245,3 +245,26 @@ t.test(
     t.equal(errors.length, 0)
   },
 )
+
+t.test('stop() ends a list whose page never comes, and stores nothing', async (t) => {
+  const fake = await startFakeKubeApiHolding(t, 'offset-2', new Promise<void>(() => {}))
+  fake.objects = ['a', 'b', 'c'].map((name) => server(name))
+  const store = new NamedStore()
+  const reflector = new Reflector(fake.api, SERVERS, store, pino({ level: 'silent' }), {
+    pageSize: 2,
+    backoff: { initialMs: 1, maxMs: 5 },
+  })
+  reflector.start()
+  await until(() => lists(fake).length === 2, 'the second page requested')
+  // Within the until() limit, far below KubeApi's 5 s request timeout.
+  await until(
+    (() => {
+      let stopped = false
+      void reflector.stop().then(() => (stopped = true))
+      return () => stopped
+    })(),
+    'stop() to return',
+  )
+  t.equal(store.replaced, 0, 'nothing stored from the abandoned list')
+  t.equal(reflector.synced, false)
+})
