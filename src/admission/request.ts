@@ -1,6 +1,7 @@
 /** Builds AdmissionReview requests for objects, as the API server would (CLI `check`, tests, bench). */
 
 import { randomUUID } from 'node:crypto'
+import { LIVE_ONLY_RESOURCES, VIEW_RESOURCES } from '../cluster/resources.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import type {
   AdmissionRequest,
@@ -32,9 +33,14 @@ export function gvkOf(object: KubeObject): GroupVersionKind {
   }
 }
 
+/** Plurals of the kinds the service reads, from their one table (`MCPRemoteProxy` → `mcpremoteproxies`). */
+const KNOWN_PLURALS: ReadonlyMap<string, string> = new Map(
+  [...VIEW_RESOURCES, ...LIVE_ONLY_RESOURCES].map((resource) => [resource.kind, resource.plural]),
+)
+
 /** The REST resource name of a kind (`MCPServer` → `mcpservers`). */
 export function resourceOf(kind: string): string {
-  return IRREGULAR_PLURALS[kind] ?? `${kind.toLowerCase()}s`
+  return KNOWN_PLURALS.get(kind) ?? IRREGULAR_PLURALS[kind] ?? `${kind.toLowerCase()}s`
 }
 
 export interface RequestOptions {
