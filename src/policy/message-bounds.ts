@@ -7,7 +7,7 @@
 
 import { formatViolation } from './field-errors.ts'
 import type { FieldViolation } from './field-errors.ts'
-import { utf8Length } from './go-bytes.ts'
+import { clipUtf8, utf8Length } from './go-bytes.ts'
 import { redactSecrets } from './redact.ts'
 
 export const MESSAGE_LIMITS = {
@@ -35,7 +35,7 @@ export function boundViolations(violations: readonly FieldViolation[]): BoundedV
   let bytes = 2 + 40
   for (const violation of violations) {
     if (texts.length === MESSAGE_LIMITS.violations) break
-    const text = clipBytes(formatViolation(violation), MESSAGE_LIMITS.violationBytes)
+    const text = clipUtf8(formatViolation(violation), MESSAGE_LIMITS.violationBytes)
     const cost = utf8Length(text) + (texts.length > 0 ? 2 : 0)
     if (bytes + cost > MESSAGE_LIMITS.messageBytes) break
     texts.push(text)
@@ -57,22 +57,7 @@ export function boundViolations(violations: readonly FieldViolation[]): BoundedV
  * in `…` when cut. For messages built elsewhere (errors, causes) that may quote user values.
  */
 export function boundMessage(text: string, maxBytes: number = MESSAGE_LIMITS.messageBytes): string {
-  return clipBytes(redactSecrets(text), maxBytes)
-}
-
-function clipBytes(text: string, maxBytes: number): string {
-  // Fast path: no string of at most maxBytes/3 UTF-16 units exceeds maxBytes.
-  if (text.length <= maxBytes / 3 || utf8Length(text) <= maxBytes) return text
-  const budget = maxBytes - 3 // the ellipsis is 3 bytes
-  let bytes = 0
-  let cut = 0
-  for (const char of text) {
-    const size = utf8Length(char)
-    if (bytes + size > budget) break
-    bytes += size
-    cut += char.length
-  }
-  return `${text.slice(0, cut)}…`
+  return clipUtf8(redactSecrets(text), maxBytes)
 }
 
 /** The warnings that fit MESSAGE_LIMITS.warningChars, then how many were left out. */

@@ -6,6 +6,7 @@
  * with its own field manager and leaves out any type another manager owns (field-ownership.ts).
  */
 
+import { clipUtf8 } from './go-bytes.ts'
 import { formatViolations } from './field-errors.ts'
 import { groupOf, isRecord } from './kube.ts'
 import type { JsonObject, KubeObject } from './kube.ts'
@@ -193,7 +194,10 @@ function validCondition(object: KubeObject): DesiredCondition {
     oldObject: undefined,
   })
   if (violations.length === 0) return CONDITIONS.valid
-  return { ...CONDITIONS.invalid, message: fitMessage(formatViolations(violations)) }
+  return {
+    ...CONDITIONS.invalid,
+    message: clipUtf8(formatViolations(violations), MAX_CONDITION_MESSAGE_BYTES),
+  }
 }
 
 /** `spec.replicas` when a whole number; anything else is treated as unset (0). */
@@ -217,31 +221,4 @@ function conditionsByType(conditions: unknown): Map<string, JsonObject> {
     if (typeof type === 'string' && !byType.has(type)) byType.set(type, item)
   }
   return byType
-}
-
-/** `text` cut to the message limit in UTF-8 bytes with a trailing `…`, never inside a character. */
-function fitMessage(text: string): string {
-  // Each UTF-16 unit encodes to at most 3 bytes, so short text needs no counting.
-  if (text.length * 3 <= MAX_CONDITION_MESSAGE_BYTES) return text
-  if (utf8Length(text) <= MAX_CONDITION_MESSAGE_BYTES) return text
-  const budget = MAX_CONDITION_MESSAGE_BYTES - utf8Length('…')
-  let bytes = 0
-  let end = 0
-  for (const char of text) {
-    const size = utf8Length(char)
-    if (bytes + size > budget) break
-    bytes += size
-    end += char.length
-  }
-  return `${text.slice(0, end)}…`
-}
-
-/** UTF-8 length; a lone surrogate counts 3 bytes, the U+FFFD it is encoded as. */
-function utf8Length(text: string): number {
-  let bytes = 0
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
-  }
-  return bytes
 }
