@@ -9,17 +9,17 @@
  */
 
 import { decodeReview } from '../src/admission/decode.ts'
-import { copyForWrites, diffAtWrites } from '../src/admission/regions.ts'
-import type { WritePath } from '../src/admission/regions.ts'
+import { cloneJson } from '../src/admission/clone.ts'
+import { diff } from '../src/admission/patch.ts'
 import { gatherProxyDeploymentFacts } from '../src/admission/proxy-facts.ts'
 import { allowed, patched } from '../src/admission/response.ts'
 import type { AdmissionRequest } from '../src/admission/review.ts'
 import { createAdmission } from '../src/admission/webhook.ts'
 import { MemoryView } from '../src/cluster/memory-view.ts'
-import { RUN_CONFIG_MAP_WRITES, mutateRunConfigMap } from '../src/policy/content-checksum.ts'
+import { mutateRunConfigMap } from '../src/policy/content-checksum.ts'
 import type { KubeObject } from '../src/policy/kube.ts'
 import { podVolumesHash } from '../src/policy/pod-volumes.ts'
-import { PROXY_DEPLOYMENT_WRITES, mutateProxyDeployment } from '../src/policy/proxy-deployment.ts'
+import { mutateProxyDeployment } from '../src/policy/proxy-deployment.ts'
 import { ratchet } from '../src/policy/ratchet.ts'
 import { isRefused } from '../src/policy/result.ts'
 import type { MutationResult } from '../src/policy/result.ts'
@@ -99,34 +99,29 @@ async function policyPhases(
 ): Promise<Phase[]> {
   const objects = requests.map((r) => r.object as KubeObject)
   const at = <T>(list: readonly T[], i: number): T => list[i % list.length]!
-  // Admission copies and diffs only where each rule writes (src/admission/regions.ts).
-  const copying = (writes: readonly WritePath[]) => (i: number) =>
-    copyForWrites(at(objects, i), writes)
+  // Admission copies the whole object and diffs the whole result (src/admission/mutating.ts).
+  const copy = (i: number) => cloneJson(at(objects, i))
   if (scenario.id === 's1' || scenario.id === 's2') {
-    const writes = PROXY_DEPLOYMENT_WRITES
     const facts = await gatherProxyDeploymentFacts(requests[0]!, view)
-    const copy = copying(writes)
     const results = objects.map((_, i) => mutated(mutateProxyDeployment(copy(i), facts)))
-    const patches = objects.map((o, i) => diffAtWrites(o, results[i]!, writes))
+    const patches = objects.map((o, i) => diff(o, results[i]!))
     const podSpecs = objects.map((o) => (o.spec as { template: { spec: unknown } }).template.spec)
     return [
       ['gather', (i) => gatherProxyDeploymentFacts(at(requests, i), view)],
-      ['copy (copyForWrites)', copy],
+      ['copy (cloneJson)', copy],
       ['policy (incl. copy)', (i) => mutateProxyDeployment(copy(i), facts)],
       ['  of which podVolumesHash', (i) => podVolumesHash(at(podSpecs, i))],
-      ['diff (diffAtWrites)', (i) => diffAtWrites(at(objects, i), at(results, i), writes)],
+      ['diff', (i) => diff(at(objects, i), at(results, i))],
       ['respond', (i) => patched(at(requests, i).uid, at(patches, i))],
     ]
   }
   if (scenario.id === 's4') {
-    const writes = RUN_CONFIG_MAP_WRITES
-    const copy = copying(writes)
     const results = objects.map((_, i) => mutated(mutateRunConfigMap(copy(i))))
-    const patches = objects.map((o, i) => diffAtWrites(o, results[i]!, writes))
+    const patches = objects.map((o, i) => diff(o, results[i]!))
     return [
-      ['copy (copyForWrites)', copy],
+      ['copy (cloneJson)', copy],
       ['policy (incl. copy)', (i) => mutateRunConfigMap(copy(i))],
-      ['diff (diffAtWrites)', (i) => diffAtWrites(at(objects, i), at(results, i), writes)],
+      ['diff', (i) => diff(at(objects, i), at(results, i))],
       ['respond', (i) => patched(at(requests, i).uid, at(patches, i))],
     ]
   }

@@ -7,8 +7,6 @@ import type { MutationResult } from '../policy/result.ts'
 import { cloneJson } from './clone.ts'
 import type { Handler } from './handler.ts'
 import { diff } from './patch.ts'
-import { copyForWrites, diffAtWrites } from './regions.ts'
-import type { WritePath } from './regions.ts'
 import { allowed, denied, patched } from './response.ts'
 import { subjectOf } from './validating.ts'
 import type { AdmissionRequest } from './review.ts'
@@ -16,46 +14,28 @@ import type { AdmissionRequest } from './review.ts'
 export interface Mutator<Facts> {
   /** Reads what the rule needs from the cluster view (the only I/O on the mutating path). */
   readonly gather: (request: AdmissionRequest, view: ClusterView) => Promise<Facts>
-  /**
-   * The pure rule. It receives a private copy (of the paths in `writes`, when given; the rest is
-   * shared with the request and must only be read) and may change it in place.
-   */
+  /** The pure rule. It receives a private copy of the whole object and may change it in place. */
   readonly mutate: (object: KubeObject, facts: Facts) => MutationResult
-  /**
-   * Where `mutate` writes (no path a prefix of another): only those parts are copied and diffed.
-   * Absent: the whole object is.
-   */
-  readonly writes?: readonly WritePath[]
 }
 
 /** A mutator that needs nothing from the cluster. */
-export function pureMutator(
-  mutate: (object: KubeObject) => MutationResult,
-  writes?: readonly WritePath[],
-): Mutator<undefined> {
-  return {
-    gather: () => Promise.resolve(undefined),
-    mutate: (object) => mutate(object),
-    ...(writes ? { writes } : {}),
-  }
+export function pureMutator(mutate: (object: KubeObject) => MutationResult): Mutator<undefined> {
+  return { gather: () => Promise.resolve(undefined), mutate: (object) => mutate(object) }
 }
 
-/** Builds the handler that runs `mutator` on the request object. */
+/**
+ * Builds the handler that runs `mutator` on the request object. The whole object is copied and
+ * the whole result diffed: a rule may write anywhere, and every write is in the patch.
+ */
 export function mutatingHandler<Facts>(mutator: Mutator<Facts>): Handler {
   return async (request, { view }) => {
     const original = request.object
     if (!original) return allowed(request.uid)
     const facts = await mutator.gather(request, view)
-    const { writes } = mutator
-    const copy = writes ? copyForWrites(original, writes) : cloneJson(original)
-    const result = mutator.mutate(copy, facts)
+    const result = mutator.mutate(cloneJson(original), facts)
     if (isRefused(result)) {
       return denied(request.uid, result.violations, result.warnings, subjectOf(request))
     }
-    const patch =
-      writes && result.object === copy
-        ? diffAtWrites(original, copy, writes)
-        : diff(original, result.object)
-    return patched(request.uid, patch, result.warnings)
+    return patched(request.uid, diff(original, result.object), result.warnings)
   }
 }

@@ -1,9 +1,9 @@
 /** The product's route table: which policy answers which request (DESIGN §3–§5). */
 
-import { RUN_CONFIG_MAP_WRITES, mutateRunConfigMap } from '../policy/content-checksum.ts'
-import { PROXY_DEPLOYMENT_WRITES, mutateProxyDeployment } from '../policy/proxy-deployment.ts'
+import { mutateRunConfigMap } from '../policy/content-checksum.ts'
+import { mutateProxyDeployment } from '../policy/proxy-deployment.ts'
 import { ratchet } from '../policy/ratchet.ts'
-import { STDIO_SCALE_WRITES, capStdioScale } from '../policy/stdio-scale.ts'
+import { capStdioScale } from '../policy/stdio-scale.ts'
 import { validateWebhookConfig } from '../policy/webhook-config.ts'
 import { validateWebhookConfigDelete } from '../policy/webhook-config-delete.ts'
 import { validateWorkload } from '../policy/workload-validation.ts'
@@ -23,7 +23,7 @@ export function productRoutes(): Route[] {
       kind: 'ConfigMap',
       subResource: '',
       operations: ['CREATE', 'UPDATE'],
-      handler: mutatingHandler(pureMutator(mutateRunConfigMap, RUN_CONFIG_MAP_WRITES)),
+      handler: mutatingHandler(pureMutator(mutateRunConfigMap)),
     },
     {
       webhook: 'mutate',
@@ -34,7 +34,6 @@ export function productRoutes(): Route[] {
       handler: mutatingHandler({
         gather: gatherProxyDeploymentFacts,
         mutate: mutateProxyDeployment,
-        writes: PROXY_DEPLOYMENT_WRITES,
       }),
     },
     {
@@ -47,7 +46,6 @@ export function productRoutes(): Route[] {
       handler: mutatingHandler({
         gather: gatherScaleFacts,
         mutate: capStdioScale,
-        writes: STDIO_SCALE_WRITES,
       }),
     },
     {

@@ -107,9 +107,6 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length
 }
 
-/** The only path `mutateRunConfigMap` writes. */
-export const RUN_CONFIG_MAP_WRITES = [['metadata', 'annotations']] as const
-
 /** DESIGN §4.1 mutation: stamps RunConfig ConfigMaps, leaves every other ConfigMap alone. */
 export function mutateRunConfigMap(configMap: KubeObject): MutationResult {
   return isRunConfigMap(configMap)

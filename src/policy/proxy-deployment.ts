@@ -6,7 +6,7 @@
  */
 
 import { effectiveContentChecksum } from './content-checksum.ts'
-import { PROXY_CONTAINER, setGenerationEnv } from './generation-env.ts'
+import { setGenerationEnv } from './generation-env.ts'
 import { isRecord, setOwn, stringMap } from './kube.ts'
 import type { JsonObject, KubeObject } from './kube.ts'
 import { ANNOTATIONS, runConfigMapName } from './names.ts'
@@ -34,16 +34,6 @@ const OPERATOR_LABELS = [
   'toolhive',
   'toolhive-name',
 ]
-
-/** Every path `mutateProxyDeployment` may write (the proxy container's env); nothing else changes. */
-export const PROXY_DEPLOYMENT_WRITES = [
-  ['metadata', 'annotations'],
-  ['spec', 'replicas'],
-  ['spec', 'template', 'metadata', 'annotations'],
-  ['spec', 'template', 'metadata', 'labels'],
-  ['spec', 'template', 'spec', 'terminationGracePeriodSeconds'],
-  ['spec', 'template', 'spec', 'containers', { name: PROXY_CONTAINER }, 'env'],
-] as const
 
 /** Applies every proxy Deployment invariant to `deployment` (a private copy it may change). */
 export function mutateProxyDeployment(

@@ -15,9 +15,6 @@ export interface ScaleFacts {
   readonly owner: KubeObject | undefined
 }
 
-/** The only path `capStdioScale` writes. */
-export const STDIO_SCALE_WRITES = [['spec', 'replicas']] as const
-
 /** Caps an autoscaling/v1 Scale of a stdio MCPServer's proxy Deployment at one replica. */
 export function capStdioScale(scale: KubeObject, facts: ScaleFacts): MutationResult {
   const reference = proxyOwnerOf(facts.deployment)

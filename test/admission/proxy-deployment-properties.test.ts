@@ -107,8 +107,7 @@ const nonGenerationEnv = (object: KubeObject) =>
   )
 
 t.test('the patch gives exactly what the rule makes of a full copy', async (t) => {
-  // Admission copies and diffs only the rule's declared write paths (regions.ts); a write
-  // anywhere else would be missing from the patch, and this would see it.
+  // Admission copies the object, runs the rule and diffs: the patch must carry every write.
   await fc.assert(
     fc.asyncProperty(scenario, async (s) => {
       const { admission, deployment, owner, map } = build(s)

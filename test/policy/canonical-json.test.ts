@@ -1,5 +1,5 @@
 import t from 'tap'
-import { canonicalJson } from '../../src/policy/canonical-json.ts'
+import { MAX_DEPTH, canonicalJson } from '../../src/policy/canonical-json.ts'
 
 t.test('the canonical form', async (t) => {
   const cases: [name: string, value: unknown, expected: string][] = [
@@ -33,11 +33,20 @@ t.test('matches JSON.stringify on plain JSON with sorted keys', async (t) => {
   t.equal(canonicalJson(value), JSON.stringify({ a: { b: true }, z: [1, { x: null, y: 'é' }] }))
 })
 
-t.test('deep nesting does not overflow the stack', async (t) => {
+t.test('nesting deeper than MAX_DEPTH is a marker, not a stack overflow', async (t) => {
   let deep: unknown = 0
   for (let i = 0; i < 200_000; i++) deep = i % 2 === 0 ? [deep] : { k: deep }
   const text = canonicalJson(deep)
-  t.equal(text.length, 100_000 * 2 + 100_000 * 6 + 1)
+  // Levels alternate {"k": …} (6 characters) and […] (2) from the outside in, down to the marker.
+  const levels = MAX_DEPTH / 2
+  t.equal(text, `${'{"k":['.repeat(levels)}"[Object]"${']}'.repeat(levels)}`)
+  let fits: unknown = 0
+  for (let i = 0; i < MAX_DEPTH; i++) fits = [fits]
+  t.equal(
+    canonicalJson(fits),
+    `${'['.repeat(MAX_DEPTH)}0${']'.repeat(MAX_DEPTH)}`,
+    'MAX_DEPTH fits',
+  )
 })
 
 t.test('a cycle (impossible in JSON) ends rather than hanging', async (t) => {
