@@ -1,6 +1,8 @@
 /** The product's route table: which policy answers which request (DESIGN §3–§5). */
 
 import { mutateRunConfigMap } from '../policy/content-checksum.ts'
+import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
+import type { ToolHiveKindEntry } from '../policy/kinds.ts'
 import { mutateProxyDeployment } from '../policy/proxy-deployment.ts'
 import { ratchet } from '../policy/ratchet.ts'
 import { capStdioScale } from '../policy/stdio-scale.ts'
@@ -12,8 +14,6 @@ import { gatherProxyDeploymentFacts, gatherScaleFacts } from './proxy-facts.ts'
 import type { Route } from './router.ts'
 import { pureValidator, validatingHandler } from './validating.ts'
 import { gatherReferencingServers, gatherWorkloadFacts } from './validation-facts.ts'
-
-const TOOLHIVE = 'toolhive.stacklok.dev'
 
 export function productRoutes(): Route[] {
   return [
@@ -48,41 +48,54 @@ export function productRoutes(): Route[] {
         mutate: capStdioScale,
       }),
     },
-    {
-      webhook: 'validate',
-      group: TOOLHIVE,
-      kind: 'MCPWebhookConfig',
-      subResource: '',
-      operations: ['CREATE', 'UPDATE'],
-      handler: validatingHandler(
-        pureValidator((input) =>
-          ratchet(input, (object) => validateWebhookConfig({ ...input, object })),
-        ),
-      ),
-    },
-    {
-      webhook: 'validate',
-      group: TOOLHIVE,
-      kind: 'MCPWebhookConfig',
-      subResource: '',
-      operations: ['DELETE'],
-      handler: validatingHandler({
-        gather: gatherReferencingServers,
-        validate: (input, deletion) =>
-          validateWebhookConfigDelete(deletion.name, input.oldObject, deletion.referencingServers),
-      }),
-    },
-    ...(['MCPServer', 'MCPRemoteProxy', 'VirtualMCPServer'] as const).map((kind): Route => ({
-      webhook: 'validate',
-      group: TOOLHIVE,
-      kind,
-      subResource: '',
-      operations: ['CREATE', 'UPDATE'],
-      handler: validatingHandler({
-        gather: gatherWorkloadFacts,
-        validate: (input, facts) =>
-          ratchet(input, (object) => validateWorkload({ ...input, object }, facts)),
-      }),
-    })),
+    ...TOOLHIVE_KIND_TABLE.flatMap(validationRoutes),
   ]
+}
+
+/** The validating routes of a ToolHive kind, by the rule its table entry names. */
+function validationRoutes({ kind, group, validation }: ToolHiveKindEntry): Route[] {
+  const route = (operations: Route['operations'], handler: Route['handler']): Route => ({
+    webhook: 'validate',
+    group,
+    kind,
+    subResource: '',
+    operations,
+    handler,
+  })
+  switch (validation) {
+    case 'webhookConfig':
+      return [
+        route(
+          ['CREATE', 'UPDATE'],
+          validatingHandler(
+            pureValidator((input) =>
+              ratchet(input, (object) => validateWebhookConfig({ ...input, object })),
+            ),
+          ),
+        ),
+        route(
+          ['DELETE'],
+          validatingHandler({
+            gather: gatherReferencingServers,
+            validate: (input, deletion) =>
+              validateWebhookConfigDelete(
+                deletion.name,
+                input.oldObject,
+                deletion.referencingServers,
+              ),
+          }),
+        ),
+      ]
+    case 'workload':
+      return [
+        route(
+          ['CREATE', 'UPDATE'],
+          validatingHandler({
+            gather: gatherWorkloadFacts,
+            validate: (input, facts) =>
+              ratchet(input, (object) => validateWorkload({ ...input, object }, facts)),
+          }),
+        ),
+      ]
+  }
 }

@@ -14,7 +14,7 @@ import type { Admission } from '../admission/webhook.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
 import type { KubeObject } from '../policy/kube.ts'
-import { isToolHiveKind } from '../policy/names.ts'
+import { toolHiveKind } from '../policy/kinds.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 
@@ -143,18 +143,15 @@ function decodePatch(response: AdmissionResponse): PatchOperation[] {
     : (JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as PatchOperation[])
 }
 
-/** Webhook configs, then workloads, then ConfigMaps, then the rest, Deployments last. */
+/**
+ * ToolHive kinds in their table's `checkRank` order (webhook configs before the workloads that
+ * name them), then ConfigMaps, then the rest, Deployments last: each is admitted after what its
+ * policies read.
+ */
 function inDependencyOrder(objects: readonly KubeObject[]): KubeObject[] {
   const rank = (o: KubeObject): number =>
-    o.kind === 'MCPWebhookConfig'
-      ? 0
-      : isToolHiveKind(o.kind)
-        ? 1
-        : o.kind === 'ConfigMap'
-          ? 2
-          : o.kind === 'Deployment'
-            ? 4
-            : 3
+    toolHiveKind(o.kind)?.checkRank ??
+    (o.kind === 'ConfigMap' ? 10 : o.kind === 'Deployment' ? 12 : 11)
   return [...objects].sort((a, b) => rank(a) - rank(b)) // stable: file order within a rank
 }
 

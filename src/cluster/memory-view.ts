@@ -2,7 +2,7 @@
 
 import { groupOf } from '../policy/kube.ts'
 import type { KubeObject } from '../policy/kube.ts'
-import { TOOLHIVE_GROUP, isToolHiveKind } from '../policy/names.ts'
+import { TOOLHIVE_GROUP, isToolHiveKind } from '../policy/kinds.ts'
 import { webhookConfigRefName } from '../policy/webhook-config-ref.ts'
 import { keyString } from './view.ts'
 import type { ClusterView, ObjectKey, ViewKind } from './view.ts'

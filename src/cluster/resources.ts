@@ -1,6 +1,7 @@
 /** The API resources the cluster view caches: where each lives and which of its objects matter. */
 
-import { RUNCONFIG_COMPONENT_LABEL, RUNCONFIG_COMPONENTS, TOOLHIVE_GROUP } from '../policy/names.ts'
+import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
+import { RUNCONFIG_COMPONENT_LABEL, RUNCONFIG_COMPONENTS } from '../policy/names.ts'
 import type { ViewKind } from './view.ts'
 
 export interface ViewResource {
@@ -9,41 +10,33 @@ export interface ViewResource {
   readonly group: string
   readonly version: string
   readonly plural: string
+  readonly namespaced: boolean
   /** Narrows the list and watch to the objects policies read. */
   readonly labelSelector?: string
 }
 
-/**
- * MCPServer, MCPRemoteProxy and VirtualMCPServer are read at v1beta1, their storage version;
- * MCPWebhookConfig exists only as v1alpha1. RunConfig ConfigMaps are selected by their label.
- */
+/** Every ToolHive kind of the table (`policy/kinds.ts`), and RunConfig ConfigMaps by their label. */
 export const VIEW_RESOURCES: readonly ViewResource[] = [
-  { kind: 'MCPServer', group: TOOLHIVE_GROUP, version: 'v1beta1', plural: 'mcpservers' },
-  { kind: 'MCPRemoteProxy', group: TOOLHIVE_GROUP, version: 'v1beta1', plural: 'mcpremoteproxies' },
-  {
-    kind: 'VirtualMCPServer',
-    group: TOOLHIVE_GROUP,
-    version: 'v1beta1',
-    plural: 'virtualmcpservers',
-  },
-  {
-    kind: 'MCPWebhookConfig',
-    group: TOOLHIVE_GROUP,
-    version: 'v1alpha1',
-    plural: 'mcpwebhookconfigs',
-  },
+  ...TOOLHIVE_KIND_TABLE.map(({ kind, group, version, plural, namespaced }) => ({
+    kind,
+    group,
+    version,
+    plural,
+    namespaced,
+  })),
   {
     kind: 'ConfigMap',
     group: '',
     version: 'v1',
     plural: 'configmaps',
+    namespaced: true,
     labelSelector: `${RUNCONFIG_COMPONENT_LABEL} in (${RUNCONFIG_COMPONENTS.join(',')})`,
   },
 ]
 
 /** Read live only, never watched: the view needs one Deployment now and then, not all of them. */
 export const LIVE_ONLY_RESOURCES: readonly ViewResource[] = [
-  { kind: 'Deployment', group: 'apps', version: 'v1', plural: 'deployments' },
+  { kind: 'Deployment', group: 'apps', version: 'v1', plural: 'deployments', namespaced: true },
 ]
 
 /** `apps/v1`-style apiVersion of a resource. */
@@ -53,7 +46,7 @@ export function apiVersionOf(resource: ViewResource): string {
 
 /**
  * The REST path of a resource across all namespaces, in one namespace, or of one object when
- * given its name too.
+ * given its name too (a cluster-scoped resource ignores the namespace).
  */
 export function resourcePath(
   resource: ViewResource,
@@ -64,6 +57,8 @@ export function resourcePath(
       ? `/api/${resource.version}`
       : `/apis/${resource.group}/${resource.version}`
   if (!object) return `${base}/${resource.plural}`
-  const collection = `${base}/namespaces/${encodeURIComponent(object.namespace)}/${resource.plural}`
+  const collection = resource.namespaced
+    ? `${base}/namespaces/${encodeURIComponent(object.namespace)}/${resource.plural}`
+    : `${base}/${resource.plural}`
   return object.name === undefined ? collection : `${collection}/${encodeURIComponent(object.name)}`
 }

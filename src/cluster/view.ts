@@ -5,7 +5,7 @@
  */
 
 import type { KubeObject } from '../policy/kube.ts'
-import type { ToolHiveKind } from '../policy/names.ts'
+import type { ToolHiveKind } from '../policy/kinds.ts'
 
 /**
  * The kinds a view can be asked for. Only RunConfig ConfigMaps are cached; Deployments are never

@@ -1,18 +1,7 @@
-/** Names, keys and kinds of the ToolHive objects (DESIGN §3–§4), in one place. */
+/** Names and keys of the ToolHive objects (DESIGN §3–§4), in one place; the kinds are in kinds.ts. */
 
-export const TOOLHIVE_GROUP = 'toolhive.stacklok.dev'
-
-export const TOOLHIVE_KINDS = [
-  'MCPServer',
-  'MCPRemoteProxy',
-  'VirtualMCPServer',
-  'MCPWebhookConfig',
-] as const
-export type ToolHiveKind = (typeof TOOLHIVE_KINDS)[number]
-
-/** Kinds that own a proxy Deployment and a RunConfig ConfigMap. */
-export const WORKLOAD_KINDS = ['MCPServer', 'MCPRemoteProxy', 'VirtualMCPServer'] as const
-export type WorkloadKind = (typeof WORKLOAD_KINDS)[number]
+import { toolHiveKind } from './kinds.ts'
+import type { WorkloadKind } from './kinds.ts'
 
 export const ANNOTATIONS = {
   contentChecksum: 'toolhive.stacklok.dev/content-checksum',
@@ -32,9 +21,5 @@ export const RUNCONFIG_COMPONENTS = ['run-config', 'vmcp-config'] as const
 
 /** The RunConfig ConfigMap name of a workload (DESIGN §3). */
 export function runConfigMapName(kind: WorkloadKind, workloadName: string): string {
-  return kind === 'VirtualMCPServer' ? `${workloadName}-vmcp-config` : `${workloadName}-runconfig`
-}
-
-export function isToolHiveKind(kind: unknown): kind is ToolHiveKind {
-  return (TOOLHIVE_KINDS as readonly unknown[]).includes(kind)
+  return `${workloadName}${toolHiveKind(kind)?.runConfigSuffix ?? ''}`
 }

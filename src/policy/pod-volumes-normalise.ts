@@ -85,16 +85,28 @@ export function normalise(
 }
 
 /**
- * `list` in the code point (UTF-8 byte) order of the canonical JSON text of `sortKey(item)`, an
- * array. Callers end the key with the item itself, so two items tie only when they are equal and
- * the input order can never show. The separators count: `[12]` sorts before `[1]`, as `2` < `]`.
+ * `list` in the code point (UTF-8 byte) order of the canonical JSON text of
+ * `[...sortKey(item), data(item)]`, each with the canonical text of `data(item)`, written once and
+ * used for both. Ending the order with the item's own data means two items tie only when they are
+ * equal, so the input order can never show. The separators count: `[12]` sorts before `[1]`.
  */
-export function sortedBy<T>(list: readonly T[], sortKey: (item: T) => unknown[]): T[] {
-  if (list.length < 2) return [...list]
-  return list
-    .map((item) => ({ item, text: canonicalJson(sortKey(item)) }))
-    .sort((a, b) => compareCodePoints(a.text, b.text))
-    .map(({ item }) => item)
+export function inCanonicalOrder<T>(
+  list: readonly T[],
+  sortKey: (item: T) => unknown[],
+  data: (item: T) => unknown = (item) => item,
+): { readonly item: T; readonly text: string }[] {
+  const entries = list.map((item) => ({ item, text: canonicalJson(data(item)), order: '' }))
+  if (entries.length < 2) return entries
+  for (const entry of entries) {
+    const key = canonicalJson(sortKey(entry.item))
+    entry.order = `${key.slice(0, -1)}${key === '[]' ? '' : ','}${entry.text}]`
+  }
+  return entries.sort((a, b) => compareCodePoints(a.order, b.order))
+}
+
+/** `list` in the order of `inCanonicalOrder`. */
+function sortedBy<T>(list: readonly T[], sortKey: (item: T) => unknown[]): T[] {
+  return list.length < 2 ? [...list] : inCanonicalOrder(list, sortKey).map(({ item }) => item)
 }
 
 /** `fieldName` of a normalised item for a sort key: `null` when unset or not an object. */
@@ -125,12 +137,12 @@ function ruleValue(
     const items = Array.from(value, (item) => normalise(item, itemFields, defaults, path) ?? null)
     path.pop()
     if ('list' in rule) return items
-    return sortedBy(items, (item) => [...rule.sortBy.map((name) => sortField(item, name)), item])
+    return sortedBy(items, (item) => rule.sortBy.map((name) => sortField(item, name)))
   }
   if (typeof value === 'object' && value !== null) {
     // Objects and arrays: only `map` ({} is unset) and `set` (sorted) look into them.
     const data = plainData(value, path)
-    if (rule === 'set' && Array.isArray(data)) return sortedBy(data, (item) => [item])
+    if (rule === 'set' && Array.isArray(data)) return sortedBy(data, () => [])
     return rule === 'map' && isEmptyRecord(data) ? undefined : data
   }
   const scalar = scalarValue(value)

@@ -72,9 +72,8 @@
  */
 
 import { createHash } from 'node:crypto'
-import { canonicalJson } from './canonical-json.ts'
 import { isRecord } from './kube.ts'
-import { normalise, own, plainData, sortField, sortedBy } from './pod-volumes-normalise.ts'
+import { inCanonicalOrder, normalise, own, plainData, sortField } from './pod-volumes-normalise.ts'
 import {
   DEVICE_FIELDS,
   DEVICE_SORT_BY,
@@ -109,11 +108,9 @@ export function podVolumesCanonical(podSpec: unknown): string {
       }
     }
   }
-  return canonicalJson({
-    volumeDevices: sortedEntries(devices),
-    volumeMounts: sortedEntries(mounts),
-    volumes: sortedBy(volumes, (volume) => [sortField(volume, 'name'), volume]),
-  })
+  // The three keys are written in their canonical order; each list item is written once.
+  const volumeTexts = inCanonicalOrder(volumes, (volume) => [sortField(volume, 'name')])
+  return `{"volumeDevices":${sortedText(devices)},"volumeMounts":${sortedText(mounts)},"volumes":${listText(volumeTexts)}}`
 }
 
 /** DESIGN §4.3: lowercase hex SHA-256 of `podVolumesCanonical(podSpec)`. */
@@ -143,7 +140,7 @@ interface ContainerEntry {
 
 /**
  * `{"container"|"initContainer": name, "mount"|"device": item}`, sorted by
- * `[name, role, ...sortBy fields of the item, entry]`.
+ * `[name, role, ...sortBy fields of the item]`, then the entry.
  */
 function containerEntry(
   role: string,
@@ -158,8 +155,18 @@ function containerEntry(
   return { sortKey, data: { [role]: name, [kind]: item } }
 }
 
-function sortedEntries(entries: readonly ContainerEntry[]): unknown[] {
-  return sortedBy(entries, (entry) => [...entry.sortKey, entry.data]).map((entry) => entry.data)
+function sortedText(entries: readonly ContainerEntry[]): string {
+  return listText(
+    inCanonicalOrder(
+      entries,
+      (entry) => entry.sortKey,
+      (entry) => entry.data,
+    ),
+  )
+}
+
+function listText(entries: readonly { readonly text: string }[]): string {
+  return `[${entries.map((entry) => entry.text).join(',')}]`
 }
 
 function listOf(parent: unknown, key: string): unknown[] {

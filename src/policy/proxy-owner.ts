@@ -5,8 +5,8 @@
 
 import { groupOf, isRecord } from './kube.ts'
 import type { KubeObject } from './kube.ts'
-import { TOOLHIVE_GROUP, WORKLOAD_KINDS } from './names.ts'
-import type { WorkloadKind } from './names.ts'
+import { TOOLHIVE_GROUP, WORKLOAD_KINDS } from './kinds.ts'
+import type { WorkloadKind } from './kinds.ts'
 
 export interface ProxyOwner {
   readonly kind: WorkloadKind

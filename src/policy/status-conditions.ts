@@ -10,7 +10,8 @@ import { clipUtf8 } from './go-bytes.ts'
 import { formatViolations } from './field-errors.ts'
 import { groupOf, isRecord } from './kube.ts'
 import type { JsonObject, KubeObject } from './kube.ts'
-import { TOOLHIVE_GROUP } from './names.ts'
+import { TOOLHIVE_GROUP, toolHiveKind } from './kinds.ts'
+import type { StatusRule } from './kinds.ts'
 import { isStdioServer } from './proxy-owner.ts'
 import { validateWebhookConfig } from './webhook-config.ts'
 
@@ -106,18 +107,18 @@ export function desiredStatus(object: KubeObject): DesiredStatus | undefined {
   const status = (conditions: DesiredCondition[]): DesiredStatus => ({
     conditions: conditions.map(stamp),
   })
-  switch (untrusted.kind) {
-    case 'MCPServer':
-      return status([stdioCondition(untrusted), sessionStorageCondition(spec)])
-    case 'MCPRemoteProxy':
-    case 'VirtualMCPServer':
-      return status([sessionStorageCondition(spec)])
-    case 'MCPWebhookConfig':
-      return status([validCondition(untrusted)])
-    default:
-      return undefined
-  }
+  const entry = toolHiveKind(untrusted.kind)
+  if (!entry) return undefined
+  return status(entry.conditions.map((rule) => STATUS_RULES[rule](untrusted, spec)))
 }
+
+/** Each status rule a kind's table entry may name (`kinds.ts`). */
+const STATUS_RULES: Record<StatusRule, (object: KubeObject, spec: JsonObject) => DesiredCondition> =
+  {
+    stdioReplicaCap: (object) => stdioCondition(object),
+    sessionStorage: (_, spec) => sessionStorageCondition(spec),
+    valid: (object) => validCondition(object),
+  }
 
 /**
  * The conditions this reconciler owns, in `desired` order, from the current `status.conditions`.

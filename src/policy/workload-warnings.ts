@@ -2,7 +2,7 @@
 
 import type { JsonObject } from './kube.ts'
 import { isRecord } from './kube.ts'
-import type { WorkloadKind } from './names.ts'
+import type { WorkloadKind } from './kinds.ts'
 import { shortWarning } from './warnings.ts'
 import { webhookConfigRefName } from './webhook-config-ref.ts'
 

@@ -18,19 +18,18 @@ import {
   conditionTypesToLeave,
   conflictingConditionTypes,
 } from '../policy/field-ownership.ts'
+import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
+import type { ToolHiveKind } from '../policy/kinds.ts'
 import { isRecord } from '../policy/kube.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { desiredStatus, mergeConditions, statusNeedsWrite } from '../policy/status-conditions.ts'
 import type { ReconcileOutcome } from './queue.ts'
 import { FIELD_MANAGER, applyStatus } from './status-client.ts'
 
-/** The kinds whose status this controller stamps. */
-export const RECONCILED_KINDS = [
-  'MCPServer',
-  'MCPRemoteProxy',
-  'VirtualMCPServer',
-  'MCPWebhookConfig',
-] as const
+/** The kinds whose status this controller stamps: those with conditions in the kind table. */
+export const RECONCILED_KINDS: readonly ToolHiveKind[] = TOOLHIVE_KIND_TABLE.flatMap((entry) =>
+  entry.conditions.length > 0 ? [entry.kind] : [],
+)
 
 /** Conflicts in a row before giving up for now (each one drops at least one condition). */
 const MAX_CONFLICTS = 3

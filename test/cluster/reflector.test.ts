@@ -40,6 +40,7 @@ const SERVERS: ViewResource = {
   group: 'toolhive.stacklok.io',
   version: 'v1beta1',
   plural: 'mcpservers',
+  namespaced: true,
 }
 const PATH = '/apis/toolhive.stacklok.io/v1beta1/mcpservers'
 

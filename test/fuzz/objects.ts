@@ -8,12 +8,8 @@
 import fc from 'fast-check'
 import { setOwn } from '../../src/policy/kube.ts'
 import type { JsonObject, KubeObject } from '../../src/policy/kube.ts'
-import {
-  ANNOTATIONS,
-  RUNCONFIG_COMPONENT_LABEL,
-  TOOLHIVE_GROUP,
-  WORKLOAD_KINDS,
-} from '../../src/policy/names.ts'
+import { TOOLHIVE_GROUP, WORKLOAD_KINDS } from '../../src/policy/kinds.ts'
+import { ANNOTATIONS, RUNCONFIG_COMPONENT_LABEL } from '../../src/policy/names.ts'
 import { KNOWN_VOLUME_SOURCES } from '../../src/policy/pod-volumes.ts'
 import { GENERATION_ENV, generationEnvEntry } from '../../src/policy/generation-env.ts'
 import { wire } from './wire.ts'

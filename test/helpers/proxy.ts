@@ -1,7 +1,7 @@
 /** Builders for ToolHive workloads, their RunConfig ConfigMaps and proxy Deployments, as the operator writes them. */
 
 import type { KubeObject } from '../../src/policy/kube.ts'
-import type { WorkloadKind } from '../../src/policy/names.ts'
+import type { WorkloadKind } from '../../src/policy/kinds.ts'
 
 export const NAMESPACE = 'team'
 

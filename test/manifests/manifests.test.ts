@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
+import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE } from '../../src/policy/kinds.ts'
 
 type Any = Record<string, any>
 const MANIFESTS = fileURLToPath(new URL('../../manifests/', import.meta.url))
@@ -168,6 +169,31 @@ if (!full) {
         )
         t.ok(allowed, `writes only status and leases: ${JSON.stringify(rule)}`)
       }
+    })
+
+    t.test(`${name}: RBAC covers exactly the kind table's ToolHive resources`, async (t) => {
+      const toolhiveRules = objects
+        .filter((o) => o['kind'] === 'ClusterRole')
+        .flatMap((role) => role['rules'] as Any[])
+        .filter((rule) => (rule['apiGroups'] as string[]).includes(TOOLHIVE_GROUP))
+      const withVerb = (verb: string) =>
+        toolhiveRules
+          .filter((rule) => (rule['verbs'] as string[]).includes(verb))
+          .flatMap((rule) => rule['resources'] as string[])
+          .sort()
+      const plurals = TOOLHIVE_KIND_TABLE.map((entry) => entry.plural).sort()
+      for (const verb of ['get', 'list', 'watch'])
+        t.same(
+          withVerb(verb).filter((r) => !r.endsWith('/status')),
+          plurals,
+          `${verb}: every kind`,
+        )
+      const stamped = TOOLHIVE_KIND_TABLE.filter((entry) => entry.conditions.length > 0)
+      t.same(
+        withVerb('patch'),
+        stamped.map((entry) => `${entry.plural}/status`).sort(),
+        'patch: the status of every kind the reconciler stamps, nothing else',
+      )
     })
   }
 
