@@ -66,7 +66,7 @@ const ajv = new Ajv({
 })
 const validateEnvelope = ajv.compile<AdmissionReviewRequest>(envelopeSchema)
 
-export type DecodeResult =
+type DecodeResult =
   | { ok: true; review: AdmissionReviewRequest }
   /** `uid`/`apiVersion` are set when they could be read, so the caller can still answer in-band. */
   | { ok: false; message: string; uid?: string; apiVersion?: AdmissionApiVersion }

@@ -3,7 +3,7 @@
 import type { ClusterView } from '../cluster/view.ts'
 import type { AdmissionRequest, AdmissionResponse } from './review.ts'
 
-export interface HandlerContext {
+interface HandlerContext {
   readonly view: ClusterView
 }
 

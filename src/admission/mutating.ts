@@ -7,11 +7,10 @@ import type { MutationResult } from '../policy/result.ts'
 import { cloneJson } from './clone.ts'
 import type { Handler } from './handler.ts'
 import { diff } from './patch.ts'
-import { allowed, denied, patched } from './response.ts'
-import { subjectOf } from './validating.ts'
+import { allowed, denied, patched, subjectOf } from './response.ts'
 import type { AdmissionRequest } from './review.ts'
 
-export interface Mutator<Facts> {
+interface Mutator<Facts> {
   /** Reads what the rule needs from the cluster view (the only I/O on the mutating path). */
   readonly gather: (request: AdmissionRequest, view: ClusterView) => Promise<Facts>
   /** The pure rule. It receives a private copy of the whole object and may change it in place. */

@@ -1,4 +1,4 @@
-/** Builds AdmissionReview requests for objects, as the API server would (CLI `check`, tests, bench). */
+/** Builds AdmissionReview requests for objects, as the API server would (CLI `check` and tests). */
 
 import { randomUUID } from 'node:crypto'
 import { LIVE_ONLY_RESOURCES, VIEW_RESOURCES } from '../cluster/resources.ts'
@@ -23,7 +23,7 @@ const IRREGULAR_PLURALS: Record<string, string> = {
 }
 
 /** The group/version/kind of an object from its apiVersion and kind. */
-export function gvkOf(object: KubeObject): GroupVersionKind {
+function gvkOf(object: KubeObject): GroupVersionKind {
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : ''
   const slash = apiVersion.indexOf('/')
   return {
@@ -43,7 +43,7 @@ export function resourceOf(kind: string): string {
   return KNOWN_PLURALS.get(kind) ?? IRREGULAR_PLURALS[kind] ?? `${kind.toLowerCase()}s`
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   readonly operation: Operation
   readonly namespace?: string
   readonly oldObject?: KubeObject

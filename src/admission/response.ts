@@ -1,4 +1,5 @@
-/** Builders for admission responses: allowed, patched, denied and errored verdicts. */
+/** Builders for admission responses (allowed, patched, denied and errored verdicts), and the
+ * subject a denial names. */
 
 import { formatViolationBody } from '../policy/field-errors.ts'
 import type { FieldViolation } from '../policy/field-errors.ts'
@@ -12,6 +13,7 @@ import { shortWarning } from '../policy/warnings.ts'
 import type { Operation as PatchOperation } from 'fast-json-patch'
 import type {
   AdmissionApiVersion,
+  AdmissionRequest,
   AdmissionResponse,
   AdmissionReviewResponse,
   StatusCause,
@@ -41,10 +43,15 @@ export function patched(
 }
 
 /** The object a denial is about, so kubectl can say `The MCPWebhookConfig "x" is invalid`. */
-export interface DeniedSubject {
+interface DeniedSubject {
   readonly group: string
   readonly kind: string
   readonly name?: string | undefined
+}
+
+/** What the request is about, for the denial's details. */
+export function subjectOf(request: AdmissionRequest): DeniedSubject {
+  return { group: request.kind.group, kind: request.kind.kind, name: request.name }
 }
 
 /**
@@ -104,7 +111,7 @@ export function toReview(
  * Shortens each warning to 120 characters, drops duplicates, and keeps what fits the 4096
  * characters the API server passes on (message-bounds.ts).
  */
-export function shortWarnings(warnings: readonly string[]): string[] {
+function shortWarnings(warnings: readonly string[]): string[] {
   return boundWarnings([...new Set(warnings.map(shortWarning))])
 }
 

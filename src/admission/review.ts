@@ -12,7 +12,7 @@ export interface GroupVersionKind {
   kind: string
 }
 
-export interface GroupVersionResource {
+interface GroupVersionResource {
   group: string
   version: string
   resource: string
@@ -43,7 +43,7 @@ export interface StatusCause {
 }
 
 /** metav1.Status as carried in a response. */
-export interface ResponseStatus {
+interface ResponseStatus {
   status: 'Success' | 'Failure'
   message?: string
   reason?: string
@@ -52,7 +52,7 @@ export interface ResponseStatus {
 }
 
 /** metav1.StatusDetails: kubectl names the object from these and lists the causes. */
-export interface StatusDetails {
+interface StatusDetails {
   name?: string
   group?: string
   kind?: string

@@ -3,11 +3,10 @@
 import type { ClusterView } from '../cluster/view.ts'
 import type { ValidationInput, ValidationResult } from '../policy/result.ts'
 import type { Handler } from './handler.ts'
-import { allowed, denied } from './response.ts'
-import type { DeniedSubject } from './response.ts'
+import { allowed, denied, subjectOf } from './response.ts'
 import type { AdmissionRequest } from './review.ts'
 
-export interface Validator<Facts> {
+interface Validator<Facts> {
   /** Reads what the rule needs from the cluster view. */
   readonly gather: (request: AdmissionRequest, view: ClusterView) => Promise<Facts>
   /** The pure rule. */
@@ -37,9 +36,4 @@ export function validatingHandler<Facts>(validator: Validator<Facts>): Handler {
       ? denied(request.uid, result.violations, result.warnings, subjectOf(request))
       : allowed(request.uid, result.warnings)
   }
-}
-
-/** What the request is about, for the denial's details. */
-export function subjectOf(request: AdmissionRequest): DeniedSubject {
-  return { group: request.kind.group, kind: request.kind.kind, name: request.name }
 }

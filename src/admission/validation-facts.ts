@@ -23,7 +23,7 @@ export async function gatherWorkloadFacts(
 }
 
 /** The config a DELETE names, and the MCPServers that reference it. */
-export interface WebhookConfigDeletion {
+interface WebhookConfigDeletion {
   readonly name: string
   readonly referencingServers: string[]
 }

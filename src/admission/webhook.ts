@@ -29,7 +29,7 @@ export interface Admission {
   review(body: unknown, webhook: WebhookName): Promise<ReviewOutcome>
 }
 
-export interface AdmissionOptions {
+interface AdmissionOptions {
   readonly view: ClusterView
   readonly routes?: readonly Route[]
 }

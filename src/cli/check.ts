@@ -21,13 +21,13 @@ import type { CliIo } from './io.ts'
 export const CHECK_OUTPUTS = ['text', 'yaml', 'json'] as const
 export type CheckOutput = (typeof CHECK_OUTPUTS)[number]
 
-export interface CheckOptions {
+interface CheckOptions {
   readonly objects: readonly string[]
   readonly namespace: string
   readonly output: CheckOutput
 }
 
-export type CheckVerdict =
+type CheckVerdict =
   | {
       readonly admitted: true
       readonly object: KubeObject
@@ -41,7 +41,7 @@ export type CheckVerdict =
       readonly warnings: string[]
     }
 
-export interface CheckedObject {
+interface CheckedObject {
   readonly label: string
   readonly verdict: CheckVerdict
 }
@@ -71,8 +71,8 @@ export async function checkCommand(
   return results.some((r) => !r.verdict.admitted) ? EXIT.denied : EXIT.ok
 }
 
-/** Admits `objects` one by one into `view`; pure of output, so tests can call it directly. */
-export async function checkObjects(
+/** Admits `objects` one by one into `view`; writes nothing, so checkCommand picks the output. */
+async function checkObjects(
   objects: readonly KubeObject[],
   view: MemoryView,
   namespace: string,
@@ -155,6 +155,7 @@ function inDependencyOrder(objects: readonly KubeObject[]): KubeObject[] {
   return [...objects].sort((a, b) => rank(a) - rank(b)) // stable: file order within a rank
 }
 
+/** `Kind namespace/name`, as kubectl names an object to people (not the views' index key). */
 function labelOf(object: KubeObject, namespace: string): string {
   const name = typeof object.metadata?.name === 'string' ? object.metadata.name : '(unnamed)'
   const ns = typeof object.metadata?.namespace === 'string' ? object.metadata.namespace : namespace
@@ -162,7 +163,7 @@ function labelOf(object: KubeObject, namespace: string): string {
 }
 
 /** The human-readable summary: one line per object, its patch, warnings and denials. */
-export function formatReport(results: readonly CheckedObject[]): string {
+function formatReport(results: readonly CheckedObject[]): string {
   const lines: string[] = []
   for (const { label, verdict } of results) {
     if (verdict.admitted) {

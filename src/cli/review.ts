@@ -10,7 +10,7 @@ import { loadObjects } from '../cluster/load-objects.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 
-export interface ReviewOptions {
+interface ReviewOptions {
   readonly objects: readonly string[]
   readonly webhook: WebhookName
 }

@@ -30,9 +30,9 @@ export interface ServeOptions {
 }
 
 /** What runs: both (the default in a cluster), admission only, or the status reconciler only. */
-export type RunMode = 'all' | 'admission' | 'reconciler'
+type RunMode = 'all' | 'admission' | 'reconciler'
 
-export type ViewSource =
+type ViewSource =
   /** No cluster configured: the embedded default (sample objects, development certificates). */
   | { readonly kind: 'embedded'; readonly objects: readonly string[] }
   /** Objects from files, even next to a cluster. */

@@ -16,7 +16,7 @@ import { hostname } from 'node:os'
 import type { Logger } from 'pino'
 import { KubeApi } from '../cluster/kube-api.ts'
 import { KubeView } from '../cluster/kube-view.ts'
-import { createMetrics } from '../http/metrics.ts'
+import { createMetrics } from '../metrics/metrics.ts'
 import { startReconciler } from '../reconciler/controller.ts'
 import { DEFAULT_TIMING, LEASE_NAME } from '../reconciler/leader-election.ts'
 import { EXIT, UsageError } from './io.ts'
@@ -27,7 +27,7 @@ import type { KubeconfigSetting, ServeConfig, ServeOptions } from './serve-confi
 import { asStartupError, kubeconfigError } from './startup-errors.ts'
 
 /** Sample objects shipped with the package (also the embedded default's view). */
-export const SAMPLES_DIR = fileURLToPath(new URL('../../samples/objects/', import.meta.url))
+const SAMPLES_DIR = fileURLToPath(new URL('../../samples/objects/', import.meta.url))
 
 export async function serveCommand(options: ServeOptions, io: CliIo): Promise<number> {
   const resolved = resolveServeConfig(options, io.env, {
@@ -46,12 +46,12 @@ export async function serveCommand(options: ServeOptions, io: CliIo): Promise<nu
 }
 
 /**
- * Starts the service described by a validated config (used by tests too). Every input is read
- * and checked first (kubeconfig, client CA, cert dir, object files), then the certificates are
- * generated if need be, then both listeners bind, and only then do the watches start: a failed
- * start leaves nothing running, and the process exits by itself.
+ * Starts the service described by a validated config. Every input is read and checked first
+ * (kubeconfig, client CA, cert dir, object files), then the certificates are generated if need
+ * be, then both listeners bind, and only then do the watches start: a failed start leaves
+ * nothing running, and the process exits by itself.
  */
-export async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningServer> {
+async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningServer> {
   const logger = createLogger(config.logLevel, io.stdout)
   // startServer checks these again itself; checked here too so that no development certificate
   // is written for a start that is bound to fail.

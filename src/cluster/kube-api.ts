@@ -28,7 +28,7 @@ export interface WatchEvent {
   readonly object: Record<string, unknown>
 }
 
-export interface KubeApiOptions {
+interface KubeApiOptions {
   /** Per-request limit for plain reads (live reads sit on the admission path). */
   readonly requestTimeoutMs?: number
 }

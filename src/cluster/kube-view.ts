@@ -14,10 +14,10 @@ import type { ReflectorOptions, ReflectorStore } from './reflector.ts'
 import { LIVE_ONLY_RESOURCES, VIEW_RESOURCES, resourcePath } from './resources.ts'
 import type { ViewResource } from './resources.ts'
 import { trimForView } from './trim.ts'
-import { ClusterReadError } from './view.ts'
+import { ClusterReadError, keyString } from './view.ts'
 import type { ClusterView, ObjectKey, ReadOptions } from './view.ts'
 
-export interface KubeViewOptions {
+interface KubeViewOptions {
   readonly api: KubeApi
   readonly logger: Logger
   readonly resources?: readonly ViewResource[]
@@ -58,11 +58,6 @@ export class KubeView implements ClusterView {
     return this.#reflectors.every((reflector) => reflector.synced)
   }
 
-  /** How many objects the cache holds (for tests and metrics). */
-  get cachedObjects(): number {
-    return this.#cache.size
-  }
-
   /** The cached copy alone, never a live read (for tests and the reconciler). */
   cached(key: ObjectKey): Promise<KubeObject | undefined> {
     return this.#cache.get(key)
@@ -83,6 +78,7 @@ export class KubeView implements ClusterView {
       const object = await this.#api.get(resourcePath(resource, key), {}, options.signal)
       return object ? trimForView(key.kind, { ...object, kind: key.kind }) : undefined
     } catch (error) {
+      // Named for people, as kubectl does (`Kind namespace/name`), not by the index key.
       throw new ClusterReadError(`${key.kind} ${key.namespace}/${key.name}`, error)
     }
   }
@@ -163,10 +159,10 @@ export class KubeView implements ClusterView {
         const listed = new Set<string>()
         for (const object of objects) {
           const key = upsert(object)
-          if (key) listed.add(`${key.namespace}/${key.name}`)
+          if (key) listed.add(keyString(key))
         }
         for (const key of cache.keysOf(resource.kind)) {
-          if (!listed.has(`${key.namespace}/${key.name}`)) remove(key)
+          if (!listed.has(keyString(key))) remove(key)
         }
       },
       upsert(object) {

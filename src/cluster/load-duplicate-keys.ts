@@ -8,7 +8,7 @@
 import { isMap, isPair, isScalar, isSeq } from 'yaml'
 import type { Document } from 'yaml'
 
-export interface DuplicateKey {
+interface DuplicateKey {
   readonly key: string
   /** Where the repeated key starts in the text. */
   readonly offset: number

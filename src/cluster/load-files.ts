@@ -18,14 +18,14 @@ export const OBJECT_FILE_EXTENSIONS = ['.yaml', '.yml', '.json'] as const
 /** What a directory yields, for messages and help: `*.yaml, *.yml, *.json files, recursively`. */
 export const DIRECTORY_READS = `${OBJECT_FILE_EXTENSIONS.map((e) => `*${e}`).join(', ')} files, recursively`
 
-export interface ObjectFile {
+interface ObjectFile {
   /** As the user would name it: the path given, joined with the names under it. */
   readonly path: string
   /** The file itself, links resolved: the same file reached twice is read once. */
   readonly realPath: string
 }
 
-export interface PathFiles {
+interface PathFiles {
   readonly directory: boolean
   readonly files: readonly ObjectFile[]
 }
@@ -39,7 +39,7 @@ export async function objectFilesOf(path: string): Promise<PathFiles> {
   return { directory: true, files }
 }
 
-export function isObjectFileName(name: string): boolean {
+function isObjectFileName(name: string): boolean {
   return (OBJECT_FILE_EXTENSIONS as readonly string[]).includes(extname(name).toLowerCase())
 }
 

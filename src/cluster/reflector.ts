@@ -8,6 +8,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { KubeObject } from '../policy/kube.ts'
+import { backoffDelay } from './backoff.ts'
+import type { Backoff } from './backoff.ts'
 import { KubeApiError } from './kube-api.ts'
 import type { KubeApi, WatchEvent } from './kube-api.ts'
 import { apiVersionOf, resourcePath } from './resources.ts'
@@ -25,27 +27,14 @@ export interface ReflectorOptions {
   readonly pageSize?: number
   /** Server-side watch length; the server ends the watch then and it is resumed at once. */
   readonly watchSeconds?: number
-  readonly backoff?: BackoffPolicy
+  readonly backoff?: Backoff
   /** Called after each failure, before the backoff wait (for metrics). */
   readonly onError?: (error: unknown) => void
 }
 
-export interface BackoffPolicy {
-  readonly initialMs: number
-  readonly maxMs: number
-}
-
-export const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 250, maxMs: 10_000 }
-
-/** The wait before retry number `failures` (1-based): doubling from initial, capped, with ±20 % jitter. */
-export function backoffDelay(
-  failures: number,
-  policy: BackoffPolicy,
-  random = Math.random,
-): number {
-  const base = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.max(0, failures - 1))
-  return Math.round(base * (0.8 + 0.4 * random()))
-}
+export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 10_000 }
+/** Each wait is spread by ±20 % (then rounded to whole milliseconds). */
+export const BACKOFF_JITTER = 0.2
 
 export class Reflector {
   readonly #api: KubeApi
@@ -108,7 +97,7 @@ export class Reflector {
         }
         failures++
         this.#onError(error)
-        const delayMs = backoffDelay(failures, this.#options.backoff)
+        const delayMs = Math.round(backoffDelay(failures, this.#options.backoff, BACKOFF_JITTER))
         this.#logger.warn(
           { err: describe(error), failures, retryInMs: delayMs },
           'list/watch failed; retrying',

@@ -1,7 +1,7 @@
 /**
- * The read-only cluster view policies may consult (DESIGN §2). Three implementations share it:
- * the informer cache, live reads, and the in-memory view used by the CLI, the embedded default
- * and unit tests.
+ * The read-only cluster view policies may consult (DESIGN §2). DESIGN's three implementations are
+ * two classes: KubeView (the informer cache, with live reads) and MemoryView (in-memory, used by
+ * the CLI, the embedded default and unit tests).
  */
 
 import type { KubeObject } from '../policy/kube.ts'
@@ -55,7 +55,19 @@ export interface ClusterView {
   isSynced(): boolean
 }
 
-/** `kind/namespace/name`, the key views index by. */
+/** `kind/namespace/name`: the key views index by and the reconciler's queue carries. */
 export function keyString(key: ObjectKey): string {
   return `${key.kind}/${key.namespace}/${key.name}`
+}
+
+/** The key `keyString` wrote for one of `kinds`, or undefined for any other text. */
+export function parseKeyString<K extends ViewKind>(
+  text: string,
+  kinds: readonly K[],
+): (ObjectKey & { readonly kind: K }) | undefined {
+  // Kinds, namespaces and names never contain '/', so the three parts are unambiguous.
+  const [kind, namespace, name, ...rest] = text.split('/')
+  if (!kind || namespace === undefined || !name || rest.length > 0) return undefined
+  if (!(kinds as readonly string[]).includes(kind)) return undefined
+  return { kind: kind as K, namespace, name }
 }

@@ -11,12 +11,12 @@ import type { Admission, ReviewOutcome } from '../admission/webhook.ts'
 import { WEBHOOKS } from '../admission/review.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { EMPTY_BODY_MESSAGE, acceptJsonOnly, unsupportedContentType } from './body.ts'
-import type { Metrics } from './metrics.ts'
+import type { Metrics } from '../metrics/metrics.ts'
 
 /** Two objects of up to 3 MiB each, plus the envelope (DESIGN §7). */
 export const BODY_LIMIT_BYTES = 7 * 1024 * 1024
 
-export interface AdmissionAppOptions {
+interface AdmissionAppOptions {
   readonly admission: Admission
   readonly logger: Logger
   readonly metrics: Metrics

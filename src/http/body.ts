@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify'
 
 export const EMPTY_BODY_MESSAGE = 'request body is empty: expected an AdmissionReview JSON document'
 
-export class BodyError extends Error {
+class BodyError extends Error {
   readonly statusCode: 400 | 415
   override name = 'BodyError'
   constructor(message: string, statusCode: 400 | 415 = 400) {

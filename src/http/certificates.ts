@@ -16,7 +16,7 @@ import type { Logger } from 'pino'
 export const CERT_FILE = 'tls.crt'
 export const KEY_FILE = 'tls.key'
 
-export interface CertificatePair {
+interface CertificatePair {
   readonly cert: Buffer
   readonly key: Buffer
   readonly notAfter: Date
@@ -26,7 +26,7 @@ export interface CertificatePair {
 }
 
 /** Reads and checks a pair; throws an Error whose message says what is wrong. */
-export async function readCertificatePair(dir: string): Promise<CertificatePair> {
+async function readCertificatePair(dir: string): Promise<CertificatePair> {
   const [cert, key] = await Promise.all([
     readFile(join(dir, CERT_FILE)),
     readFile(join(dir, KEY_FILE)),
@@ -57,7 +57,7 @@ export async function readCertificatePair(dir: string): Promise<CertificatePair>
   }
 }
 
-export interface CertificateWatcherOptions {
+interface CertificateWatcherOptions {
   readonly dir: string
   readonly pollIntervalMs: number
   readonly logger: Logger

@@ -18,9 +18,9 @@ x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoPro
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const
 const DAY_MS = 24 * 60 * 60 * 1000
 
-export const CA_FILE = 'ca.crt'
+const CA_FILE = 'ca.crt'
 
-export interface DevCertificates {
+interface DevCertificates {
   /** PEM of the CA certificate clients should trust. */
   readonly ca: string
   /** PEM of the serving certificate. */
@@ -29,7 +29,7 @@ export interface DevCertificates {
   readonly key: string
 }
 
-export interface DevCertificateOptions {
+interface DevCertificateOptions {
   /** DNS names and IP addresses the serving certificate is valid for. */
   readonly hosts?: readonly string[]
   readonly validDays?: number

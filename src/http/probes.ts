@@ -3,7 +3,7 @@
 import Fastify, { LogController } from 'fastify'
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
-import type { Metrics } from './metrics.ts'
+import type { Metrics } from '../metrics/metrics.ts'
 import type { Readiness } from './readiness.ts'
 
 export function buildProbeApp(options: {

@@ -14,10 +14,6 @@ export class Readiness {
     this.#shuttingDown = true
   }
 
-  get shuttingDown(): boolean {
-    return this.#shuttingDown
-  }
-
   /** The names of the checks that fail now (`shutting down` during shutdown). */
   failing(): string[] {
     const failing = [...this.#checks].filter(([, check]) => !check()).map(([name]) => name)

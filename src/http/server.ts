@@ -14,8 +14,8 @@ import { buildAdmissionApp } from './app.ts'
 import { CertificateWatcher } from './certificates.ts'
 import { readClientCa } from './client-ca.ts'
 import type { ClientCaBundle } from './client-ca.ts'
-import { createMetrics } from './metrics.ts'
-import type { Metrics } from './metrics.ts'
+import { createMetrics } from '../metrics/metrics.ts'
+import type { Metrics } from '../metrics/metrics.ts'
 import { buildProbeApp } from './probes.ts'
 import { Readiness } from './readiness.ts'
 import { errorCode, fileErrorReason, listenProblem, StartupProblem } from './startup-problem.ts'
@@ -77,7 +77,7 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-export interface ServerDeps {
+interface ServerDeps {
   /** Absent in reconciler-only mode: then only the probe port is served. */
   readonly admission: Admission | undefined
   readonly view: ClusterView
@@ -86,7 +86,7 @@ export interface ServerDeps {
 }
 
 /** What the admission listener reads from disk before it starts. */
-export interface ServerFiles {
+interface ServerFiles {
   readonly clientCa: ClientCaBundle | undefined
 }
 

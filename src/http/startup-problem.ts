@@ -6,7 +6,7 @@
 
 import type { ServerConfig } from './server.ts'
 
-export type StartupSetting = keyof ServerConfig
+type StartupSetting = keyof ServerConfig
 
 export class StartupProblem extends Error {
   override name = 'StartupProblem'

@@ -87,7 +87,7 @@ export function sortedByUtf8(keys: string[]): string[] {
 const SURROGATE = /[\uD800-\uDFFF]/
 
 /** Whether `text` has a UTF-16 surrogate, i.e. a code point above U+FFFF. */
-export function hasSurrogate(text: string): boolean {
+function hasSurrogate(text: string): boolean {
   return SURROGATE.test(text)
 }
 

@@ -9,15 +9,13 @@
 import { goQuote } from './go-quote.ts'
 import { MAX_QUOTED_CHARS, clipText, quoteValue } from './quoted-value.ts'
 
-export const VIOLATION_TYPES = {
-  required: 'FieldValueRequired',
-  invalid: 'FieldValueInvalid',
-  notSupported: 'FieldValueNotSupported',
-  duplicate: 'FieldValueDuplicate',
-  forbidden: 'FieldValueForbidden',
-  tooLong: 'FieldValueTooLong',
-} as const
-export type ViolationType = (typeof VIOLATION_TYPES)[keyof typeof VIOLATION_TYPES]
+type ViolationType =
+  | 'FieldValueRequired'
+  | 'FieldValueInvalid'
+  | 'FieldValueNotSupported'
+  | 'FieldValueDuplicate'
+  | 'FieldValueForbidden'
+  | 'FieldValueTooLong'
 
 export interface FieldViolation {
   readonly type: ViolationType

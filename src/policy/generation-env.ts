@@ -7,7 +7,7 @@ import { isRecord, jsonEqual } from './kube.ts'
 import type { JsonObject } from './kube.ts'
 import { ANNOTATIONS } from './names.ts'
 
-export const PROXY_CONTAINER = 'toolhive'
+const PROXY_CONTAINER = 'toolhive'
 export const GENERATION_ENV = 'THV_MCPSERVER_GENERATION'
 
 /** The exact entry: `apiVersion` explicit, or the API server's defaulting reads as drift. */

@@ -7,7 +7,7 @@
 
 import { toGoBytes } from './go-bytes.ts'
 
-export type GoDurationResult =
+type GoDurationResult =
   | { readonly ok: true; readonly nanoseconds: bigint }
   | { readonly ok: false; readonly error: string }
 
@@ -106,7 +106,7 @@ function isDigit(s: string, i: number): boolean {
  * The time package's own quoting (not strconv.Quote): bytes outside printable ASCII as \xHH, `"`
  * and `\` backslashed, DEL kept.
  */
-export function timeQuote(text: string): string {
+function timeQuote(text: string): string {
   const bytes = toGoBytes(text)
   let out = '"'
   for (let i = 0; i < bytes.length;) {

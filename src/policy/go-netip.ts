@@ -6,7 +6,7 @@
 
 import { goQuoteBytes } from './go-quote.ts'
 
-export type GoAddrResult =
+type GoAddrResult =
   { readonly ok: true; readonly is4: boolean } | { readonly ok: false; readonly error: string }
 
 /** netip.ParseAddr over a byte string. */

@@ -11,7 +11,7 @@ import { fromGoBytes, toGoBytes } from './go-bytes.ts'
 import { parseGoAddr } from './go-netip.ts'
 import { goQuoteBytes } from './go-quote.ts'
 
-export interface GoUrl {
+interface GoUrl {
   /** Lower-cased, as Go stores it; empty for a relative reference. */
   readonly scheme: string
   /** `scheme:opaque` URLs (no `//` and no `/` after the scheme). */

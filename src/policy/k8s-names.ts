@@ -20,7 +20,7 @@ const SECRET_KEY_DETAIL =
   "(e.g. 'key.name', or 'KEY_NAME', or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"
 
 /** Violations of a DNS-1123 subdomain name (all that apply, as apimachinery reports them). */
-export function checkDnsSubdomain(field: string, name: string): FieldViolation[] {
+function checkDnsSubdomain(field: string, name: string): FieldViolation[] {
   const violations: FieldViolation[] = []
   if (name.length > DNS1123_SUBDOMAIN_MAX) {
     violations.push(violation.invalid(field, name, 'must be no more than 253 characters'))

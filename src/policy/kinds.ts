@@ -87,9 +87,7 @@ export type ToolHiveKind = Table[number]['kind']
 /** The kinds that own a proxy Deployment and a RunConfig ConfigMap. */
 export type WorkloadKind = Extract<Table[number], { runConfigSuffix: string }>['kind']
 
-export const TOOLHIVE_KINDS: readonly ToolHiveKind[] = TOOLHIVE_KIND_TABLE.map(
-  (entry) => entry.kind,
-)
+const TOOLHIVE_KINDS: readonly ToolHiveKind[] = TOOLHIVE_KIND_TABLE.map((entry) => entry.kind)
 
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = TOOLHIVE_KIND_TABLE.flatMap((entry) =>
   'runConfigSuffix' in entry ? [entry.kind] : [],
@@ -97,10 +95,6 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = TOOLHIVE_KIND_TABLE.flatM
 
 export function isToolHiveKind(kind: unknown): kind is ToolHiveKind {
   return (TOOLHIVE_KINDS as readonly unknown[]).includes(kind)
-}
-
-export function isWorkloadKind(kind: unknown): kind is WorkloadKind {
-  return (WORKLOAD_KINDS as readonly unknown[]).includes(kind)
 }
 
 /** The table's entry for `kind`, or undefined when it is not a ToolHive kind. */

@@ -5,15 +5,7 @@
 
 export type JsonObject = { [key: string]: unknown }
 
-export interface OwnerReference {
-  apiVersion?: unknown
-  kind?: unknown
-  name?: unknown
-  uid?: unknown
-  controller?: unknown
-}
-
-export interface ObjectMeta {
+interface ObjectMeta {
   name?: unknown
   namespace?: unknown
   uid?: unknown

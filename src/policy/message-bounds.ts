@@ -21,7 +21,7 @@ export const MESSAGE_LIMITS = {
   warningChars: 4096,
 } as const
 
-export interface BoundedViolations {
+interface BoundedViolations {
   /** `a`, `[a, b]`, or `[a, b, and 7 more errors]`. */
   readonly message: string
   /** The violations the message lists, in order. */

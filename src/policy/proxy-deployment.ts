@@ -11,7 +11,7 @@ import { isRecord, setOwn, stringMap } from './kube.ts'
 import type { JsonObject, KubeObject } from './kube.ts'
 import { ANNOTATIONS, runConfigMapName } from './names.ts'
 import { podVolumesHash } from './pod-volumes.ts'
-import { isSameOwner, isStdioServer, proxyOwnerOf } from './proxy-owner.ts'
+import { capStdioReplicas, isSameOwner, proxyOwnerOf } from './proxy-owner.ts'
 import type { ProxyOwner } from './proxy-owner.ts'
 import type { MutationResult } from './result.ts'
 
@@ -24,7 +24,7 @@ export interface ProxyDeploymentFacts {
   readonly stored: KubeObject | undefined
 }
 
-export const TERMINATION_GRACE_PERIOD_SECONDS = 30
+const TERMINATION_GRACE_PERIOD_SECONDS = 30
 
 /** Labels the operator sets for selection (DESIGN §3); an override never replaces them. */
 const OPERATOR_LABELS = [
@@ -76,12 +76,8 @@ export function mutateProxyDeployment(
     if (isRecord(template.spec)) setGenerationEnv(template.spec)
   }
 
-  if (owner && isStdioServer(owner) && typeof spec.replicas === 'number' && spec.replicas > 1) {
-    warnings.push(
-      `spec.replicas: stdio MCPServer ${reference.name} supports 1 replica; set to 1 (was ${spec.replicas})`,
-    )
-    spec.replicas = 1
-  }
+  const capped = owner ? capStdioReplicas(spec, owner, reference.name) : undefined
+  if (capped !== undefined) warnings.push(capped)
   if (
     isRecord(template.spec) &&
     (template.spec.terminationGracePeriodSeconds ?? undefined) === undefined

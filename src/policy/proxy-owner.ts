@@ -1,10 +1,11 @@
 /**
  * DESIGN §3: a proxy Deployment is an apps/v1 Deployment whose controller ownerReference points
- * at a ToolHive workload (any version of the group). The owner decides everything else.
+ * at a ToolHive workload (any version of the group). The owner decides everything else, such as
+ * whether the stdio cap applies.
  */
 
 import { groupOf, isRecord } from './kube.ts'
-import type { KubeObject } from './kube.ts'
+import type { JsonObject, KubeObject } from './kube.ts'
 import { TOOLHIVE_GROUP, WORKLOAD_KINDS } from './kinds.ts'
 import type { WorkloadKind } from './kinds.ts'
 
@@ -22,7 +23,7 @@ export function proxyOwnerOf(object: KubeObject | undefined | null): ProxyOwner 
 }
 
 /** The controller ownerReference of `object` when it is a ToolHive workload. */
-export function controllerWorkloadOf(object: KubeObject): ProxyOwner | undefined {
+function controllerWorkloadOf(object: KubeObject): ProxyOwner | undefined {
   const references = object.metadata?.ownerReferences
   if (!Array.isArray(references)) return undefined
   for (const reference of references as unknown[]) {
@@ -45,9 +46,29 @@ export function isSameOwner(reference: ProxyOwner, owner: KubeObject): boolean {
   return reference.uid === '' || typeof uid !== 'string' || uid === '' || uid === reference.uid
 }
 
-/** MCPServer `spec.transport`, which defaults to stdio (DESIGN §4.2). */
-export function isStdioServer(owner: KubeObject): boolean {
-  if (owner.kind !== 'MCPServer') return false
-  const transport = isRecord(owner.spec) ? owner.spec.transport : undefined
+/**
+ * An MCPServer whose `spec.transport` is stdio (DESIGN §4.2). The one test of it, for the cap, its
+ * warning and its status condition alike: the CRD defaults an absent transport to stdio, and ''
+ * or null decode to Go's zero value, which the operator also runs as stdio.
+ */
+export function isStdioServer(server: KubeObject): boolean {
+  if (server.kind !== 'MCPServer') return false
+  const transport = isRecord(server.spec) ? server.spec.transport : undefined
   return transport === undefined || transport === null || transport === '' || transport === 'stdio'
+}
+
+/**
+ * The stdio cap, on a proxy Deployment and on its Scale alike: lowers `spec.replicas` above 1 to 1
+ * when `owner` is a stdio MCPServer. Returns the warning, or undefined when nothing changed.
+ */
+export function capStdioReplicas(
+  spec: JsonObject,
+  owner: KubeObject,
+  ownerName: string,
+): string | undefined {
+  if (!isStdioServer(owner) || typeof spec.replicas !== 'number' || spec.replicas <= 1)
+    return undefined
+  const warning = `spec.replicas: stdio MCPServer ${ownerName} supports 1 replica; set to 1 (was ${spec.replicas})`
+  spec.replicas = 1
+  return warning
 }

@@ -16,11 +16,10 @@
  * bound the work one admission request can cause.
  */
 
-export const QUANTITY_FORMATS = ['BinarySI', 'DecimalSI', 'DecimalExponent'] as const
-export type QuantityFormat = (typeof QUANTITY_FORMATS)[number]
+type QuantityFormat = 'BinarySI' | 'DecimalSI' | 'DecimalExponent'
 
 /** `mantissa × 10^exponent`; the mantissa has no trailing zero digit and zero is `0 × 10^0`. */
-export interface Quantity {
+interface Quantity {
   readonly mantissa: bigint
   readonly exponent: number
   readonly format: QuantityFormat

@@ -11,7 +11,7 @@
  * redacted too. Both run in linear time, as values can be megabytes long.
  */
 
-export const REDACTED = 'REDACTED'
+const REDACTED = 'REDACTED'
 
 /** `text` with URL user-info and secret-named query parameter values replaced by REDACTED. */
 export function redactSecrets(text: string): string {
@@ -127,6 +127,6 @@ function isParameterEnd(c: string): boolean {
 }
 
 function isSecretName(name: string): boolean {
-  const normalized = name.toLowerCase().replace(/[^a-z0-9]/g, '')
-  return normalized !== '' && SECRET_NAME_ENDINGS.some((ending) => normalized.endsWith(ending))
+  const normalised = name.toLowerCase().replace(/[^a-z0-9]/g, '')
+  return normalised !== '' && SECRET_NAME_ENDINGS.some((ending) => normalised.endsWith(ending))
 }

@@ -6,12 +6,12 @@
 import type { KubeObject } from './kube.ts'
 import type { FieldViolation } from './field-errors.ts'
 
-export interface Mutated {
+interface Mutated {
   readonly object: KubeObject
   readonly warnings: readonly string[]
 }
 
-export interface Refused {
+interface Refused {
   readonly violations: readonly FieldViolation[]
   readonly warnings: readonly string[]
 }

@@ -15,11 +15,10 @@ import type { StatusRule } from './kinds.ts'
 import { isStdioServer } from './proxy-owner.ts'
 import { validateWebhookConfig } from './webhook-config.ts'
 
-export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const
-export type ConditionStatus = (typeof CONDITION_STATUSES)[number]
+type ConditionStatus = 'True' | 'False' | 'Unknown'
 
 /** A metav1.Condition. */
-export interface Condition {
+interface Condition {
   readonly type: string
   readonly status: ConditionStatus
   readonly reason: string
@@ -30,7 +29,7 @@ export interface Condition {
 }
 
 /** A condition as computed from the object; the transition time is decided when merging. */
-export type DesiredCondition = Omit<Condition, 'lastTransitionTime'>
+type DesiredCondition = Omit<Condition, 'lastTransitionTime'>
 
 export interface DesiredStatus {
   readonly conditions: readonly DesiredCondition[]
@@ -47,7 +46,7 @@ export const CONDITION_TYPES = {
 } as const
 
 /** Every status/reason/message of the DESIGN §6 table, verbatim. */
-export const CONDITIONS = {
+const CONDITIONS = {
   stdioCapped: {
     type: CONDITION_TYPES.stdioReplicaCapped,
     status: 'True',

@@ -5,7 +5,7 @@
 
 import { isRecord } from './kube.ts'
 import type { KubeObject } from './kube.ts'
-import { isSameOwner, isStdioServer, proxyOwnerOf } from './proxy-owner.ts'
+import { capStdioReplicas, isSameOwner, proxyOwnerOf } from './proxy-owner.ts'
 import type { MutationResult } from './result.ts'
 
 export interface ScaleFacts {
@@ -19,17 +19,8 @@ export interface ScaleFacts {
 export function capStdioScale(scale: KubeObject, facts: ScaleFacts): MutationResult {
   const reference = proxyOwnerOf(facts.deployment)
   const spec = scale.spec
-  if (
-    !reference ||
-    !facts.owner ||
-    !isSameOwner(reference, facts.owner) ||
-    !isStdioServer(facts.owner)
-  ) {
+  if (!reference || !facts.owner || !isSameOwner(reference, facts.owner) || !isRecord(spec))
     return { object: scale, warnings: [] }
-  }
-  if (!isRecord(spec) || typeof spec.replicas !== 'number' || spec.replicas <= 1)
-    return { object: scale, warnings: [] }
-  const warning = `spec.replicas: stdio MCPServer ${reference.name} supports 1 replica; set to 1 (was ${spec.replicas})`
-  spec.replicas = 1
-  return { object: scale, warnings: [warning] }
+  const warning = capStdioReplicas(spec, facts.owner, reference.name)
+  return { object: scale, warnings: warning === undefined ? [] : [warning] }
 }

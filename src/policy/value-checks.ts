@@ -7,12 +7,12 @@
 import { violation } from './field-errors.ts'
 import type { FieldViolation } from './field-errors.ts'
 
-export type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object'
+type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object'
 
 const INT32_MAX = 2_147_483_647
 
 /** The JSON Schema type name of a value (`integer` for whole numbers). */
-export function jsonType(value: unknown): JsonType {
+function jsonType(value: unknown): JsonType {
   if (value === null || value === undefined) return 'null'
   if (Array.isArray(value)) return 'array'
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number'

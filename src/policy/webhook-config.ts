@@ -13,7 +13,7 @@ import { checkWebhookSpec } from './webhook-spec.ts'
 import type { Findings } from './webhook-spec.ts'
 
 export const AT_LEAST_ONE_WEBHOOK = 'at least one validating or mutating webhook must be defined'
-export const WEBHOOK_LISTS = ['validating', 'mutating'] as const
+const WEBHOOK_LISTS = ['validating', 'mutating'] as const
 const NAME_MAX_CHARS = 63
 
 /** Validates an MCPWebhookConfig on CREATE/UPDATE; other operations have nothing to check. */
@@ -58,7 +58,7 @@ export function validateWebhookConfig(input: ValidationInput): ValidationResult 
  * per code point and kept only when it yields one code point, like Go's unicode.ToUpper, so that
  * `ß` becomes `_` (not `SS`) and the result has one character per character of the name.
  */
-export function sanitizeWebhookName(name: string): string {
+export function sanitiseWebhookName(name: string): string {
   // The usual name (ASCII letters, digits, `-`, `_`): the same result without per-character work.
   if (PLAIN_NAME.test(name)) return name.toUpperCase().replaceAll('-', '_')
   let out = ''
@@ -89,7 +89,7 @@ class NameRegistry {
         violation.invalid(field, name, `must be no more than ${NAME_MAX_CHARS} characters`),
       )
     }
-    const sanitised = sanitizeWebhookName(name)
+    const sanitised = sanitiseWebhookName(name)
     const sameName = this.#byName.get(name)
     const sameSanitised = this.#bySanitised.get(sanitised)
     if (sameName !== undefined) {

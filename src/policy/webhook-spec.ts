@@ -15,13 +15,12 @@ import { hasUserInfo } from './redact.ts'
 import { checkRequiredString, isSet, wrongType } from './value-checks.ts'
 import { shortWarning } from './warnings.ts'
 
-export const FAILURE_POLICIES = ['fail', 'ignore'] as const
-export type FailurePolicy = (typeof FAILURE_POLICIES)[number]
+const FAILURE_POLICIES = ['fail', 'ignore'] as const
 
 const TIMEOUT_MIN_NS = 1_000_000_000n
 const TIMEOUT_MAX_NS = 30_000_000_000n
 
-export const URL_MESSAGES = {
+const URL_MESSAGES = {
   notAbsolute: 'must be an absolute URL with a scheme and host',
   controlCharacters: 'must not contain control characters',
   scheme: 'scheme must be http or https',
@@ -31,11 +30,11 @@ export const URL_MESSAGES = {
 } as const
 
 /** A URL Go's net/url rejects, with Go's reason (`invalid character "\\" in host name`). */
-export function invalidUrlMessage(reason: string): string {
+function invalidUrlMessage(reason: string): string {
   return `must be a valid URL: ${reason}`
 }
 
-export const TIMEOUT_MESSAGES = {
+const TIMEOUT_MESSAGES = {
   notDuration: 'must be a duration such as "500ms", "5s" or "1m30s"',
   range: 'must be between 1s and 30s, or 0 for the 10s default',
   number: 'must be a duration string such as "5s", not a number',
@@ -120,7 +119,7 @@ function unparsableUrlProblem(url: string, reason: string): string {
  * 30s; `0` in any form (`0`, `"0"`, `"-0s"`) or absent selects the 10s default. A negative
  * duration is a duration, just out of range, as ToolHive reports it.
  */
-export function checkTimeout(field: string, value: unknown): FieldViolation[] {
+function checkTimeout(field: string, value: unknown): FieldViolation[] {
   if (!isSet(value) || value === 0) return []
   if (typeof value === 'number') return [violation.invalid(field, value, TIMEOUT_MESSAGES.number)]
   if (typeof value !== 'string') return [wrongType(field, value, 'string')]

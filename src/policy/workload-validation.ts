@@ -14,8 +14,8 @@ import type { ValidationInput, ValidationResult } from './result.ts'
 import { checkInteger, checkRequiredString, isSet, wrongType } from './value-checks.ts'
 import { workloadWarnings } from './workload-warnings.ts'
 
-export const TRANSPORTS = ['stdio', 'streamable-http', 'sse'] as const
-export const SESSION_PROVIDERS = ['memory', 'redis'] as const
+const TRANSPORTS = ['stdio', 'streamable-http', 'sse'] as const
+const SESSION_PROVIDERS = ['memory', 'redis'] as const
 
 export const MCPSERVER_MESSAGES = {
   authzExclusive:

@@ -3,6 +3,7 @@
 import type { JsonObject } from './kube.ts'
 import { isRecord } from './kube.ts'
 import type { WorkloadKind } from './kinds.ts'
+import { isStdioServer } from './proxy-owner.ts'
 import { shortWarning } from './warnings.ts'
 import { webhookConfigRefName } from './webhook-config-ref.ts'
 
@@ -14,7 +15,7 @@ export function workloadWarnings(
 ): string[] {
   const warnings: string[] = []
   const replicas = Number.isInteger(spec.replicas) ? (spec.replicas as number) : 0
-  const stdio = kind === 'MCPServer' && (spec.transport ?? 'stdio') === 'stdio'
+  const stdio = isStdioServer({ kind, spec })
   const storage = spec.sessionStorage
   const redis = isRecord(storage) && storage.provider === 'redis'
   if (replicas > 1 && stdio) {

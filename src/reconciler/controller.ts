@@ -7,13 +7,14 @@
 import type { Logger } from 'pino'
 import type { KubeApi } from '../cluster/kube-api.ts'
 import type { KubeView } from '../cluster/kube-view.ts'
-import type { Metrics } from '../http/metrics.ts'
+import { keyString } from '../cluster/view.ts'
+import type { Metrics } from '../metrics/metrics.ts'
 import { LeaderElector } from './leader-election.ts'
 import type { LeaderElectionConfig } from './leader-election.ts'
 import { KeyQueue } from './queue.ts'
-import { RECONCILED_KINDS, createReconcile, keyOf } from './reconcile.ts'
+import { RECONCILED_KINDS, createReconcile } from './reconcile.ts'
 
-export interface Reconciler {
+interface Reconciler {
   readonly isLeader: () => boolean
   stop(): Promise<void>
 }
@@ -75,10 +76,10 @@ export function startReconciler(deps: {
         metrics.reconcilerQueueDepth.set(queue.depth)
       }
       const unsubscribe = view.onChange((key) => {
-        if ((RECONCILED_KINDS as readonly string[]).includes(key.kind)) add(keyOf(key))
+        if ((RECONCILED_KINDS as readonly string[]).includes(key.kind)) add(keyString(key))
       })
       active = { queue, unsubscribe }
-      for (const kind of RECONCILED_KINDS) for (const key of view.keysOf(kind)) add(keyOf(key))
+      for (const kind of RECONCILED_KINDS) for (const key of view.keysOf(kind)) add(keyString(key))
     },
     onStoppedLeading() {
       metrics.reconcilerLeader.set(0)

@@ -45,14 +45,14 @@ export const DEFAULT_TIMING = {
 /** A release that gets no answer gives up after this long (or `renewDeadline`, if shorter). */
 const RELEASE_TIMEOUT_MS = 5_000
 
-export interface LeaderCallbacks {
+interface LeaderCallbacks {
   /** Called when this replica becomes the leader; the signal aborts when leadership ends. */
   readonly onStartedLeading: (signal: AbortSignal) => void
   /** Called when leadership ends, after the signal has aborted. */
   readonly onStoppedLeading: () => void
 }
 
-export interface LeaderElectorOptions {
+interface LeaderElectorOptions {
   readonly clock?: ElectionClock
   /** Where the Lease lives; by default the cluster, through the elector's KubeApi. */
   readonly leases?: LeaseStore

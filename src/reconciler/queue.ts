@@ -4,18 +4,16 @@
  * run concurrently, and failures retry with per-key capped exponential backoff.
  */
 
+import { backoffDelay } from '../cluster/backoff.ts'
+import type { Backoff } from '../cluster/backoff.ts'
+
 export type ReconcileOutcome =
   { readonly result: 'done' } | { readonly result: 'retry'; readonly error?: unknown }
 
 /** Reconciles one key. The signal aborts when the queue stops, so slow calls can give up early. */
-export type Reconcile = (key: string, signal: AbortSignal) => Promise<ReconcileOutcome>
+type Reconcile = (key: string, signal: AbortSignal) => Promise<ReconcileOutcome>
 
-export interface Backoff {
-  readonly initialMs: number
-  readonly maxMs: number
-}
-
-export interface KeyQueueOptions {
+interface KeyQueueOptions {
   /** Keys reconciled at the same time (default 2). */
   readonly concurrency?: number
   /** Delay before retry n is `initialMs × 2^(n-1)`, at most `maxMs` (default 100 ms → 60 s). */
@@ -42,17 +40,10 @@ const REAL_TIMERS: RetryTimers = {
   },
 }
 
-export const DEFAULT_BACKOFF: Backoff = { initialMs: 100, maxMs: 60_000 }
+const DEFAULT_BACKOFF: Backoff = { initialMs: 100, maxMs: 60_000 }
 const DEFAULT_CONCURRENCY = 2
 /** setTimeout's largest delay; a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647
-
-/** The backoff before the retry that follows `failures` consecutive failures (0 for none). */
-export function retryDelay(failures: number, backoff: Backoff): number {
-  if (!(failures >= 1)) return 0
-  // 2 ** n overflows to Infinity for huge n, which the cap turns back into maxMs.
-  return Math.min(backoff.maxMs, backoff.initialMs * 2 ** (failures - 1))
-}
 
 export class KeyQueue {
   readonly #concurrency: number
@@ -194,7 +185,7 @@ export class KeyQueue {
       return undefined
     }
     if (done) return undefined
-    const delay = retryDelay(this.#failures.get(key) ?? 1, this.#backoff)
+    const delay = backoffDelay(this.#failures.get(key) ?? 1, this.#backoff)
     const timer = this.#timers.setTimeout(
       () => {
         this.#retryTimers.delete(key)

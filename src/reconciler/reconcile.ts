@@ -12,7 +12,7 @@ import type { Logger } from 'pino'
 import type { KubeApi } from '../cluster/kube-api.ts'
 import type { KubeView } from '../cluster/kube-view.ts'
 import { VIEW_RESOURCES, resourcePath } from '../cluster/resources.ts'
-import type { ObjectKey } from '../cluster/view.ts'
+import { parseKeyString } from '../cluster/view.ts'
 import {
   conditionTypesClaimedBy,
   conditionTypesToLeave,
@@ -37,7 +37,7 @@ const MAX_CONFLICTS = 3
 /** How long one read or write may take: a stuck request must not hold the queue's worker. */
 const REQUEST_DEADLINE_MS = 5_000
 
-export interface ReconcileDeps {
+interface ReconcileDeps {
   readonly api: Pick<KubeApi, 'get' | 'write'>
   readonly view: Pick<KubeView, 'cached'>
   readonly logger: Logger
@@ -49,22 +49,10 @@ export interface ReconcileDeps {
   readonly onYield?: (kind: string, conditionType: string) => void
 }
 
-/** `Kind/namespace/name`, the queue's key. */
-export function keyOf(key: ObjectKey): string {
-  return `${key.kind}/${key.namespace}/${key.name}`
-}
-
-export function parseKey(text: string): ObjectKey | undefined {
-  const [kind, namespace, name, ...rest] = text.split('/')
-  if (!kind || namespace === undefined || !name || rest.length > 0) return undefined
-  if (!(RECONCILED_KINDS as readonly string[]).includes(kind)) return undefined
-  return { kind: kind as ObjectKey['kind'], namespace, name }
-}
-
 export function createReconcile(deps: ReconcileDeps): (key: string) => Promise<ReconcileOutcome> {
   const now = deps.now ?? (() => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'))
   return async (text) => {
-    const key = parseKey(text)
+    const key = parseKeyString(text, RECONCILED_KINDS)
     const resource = VIEW_RESOURCES.find((candidate) => candidate.kind === key?.kind)
     if (!key || !resource) return { result: 'done' }
     // The cache has no managedFields: it only says whether a closer look is worth a read.

@@ -12,7 +12,7 @@ import type { ViewResource } from '../cluster/resources.ts'
 
 export const FIELD_MANAGER = 'mcp-admission-status'
 
-export type ApplyOutcome =
+type ApplyOutcome =
   | { readonly result: 'written' }
   /** The object is gone: nothing left to do. */
   | { readonly result: 'gone' }

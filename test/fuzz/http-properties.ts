@@ -15,7 +15,7 @@ import type { WebhookName } from '../../src/admission/review.ts'
 import { createAdmission } from '../../src/admission/webhook.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import { buildAdmissionApp } from '../../src/http/app.ts'
-import { createMetrics } from '../../src/http/metrics.ts'
+import { createMetrics } from '../../src/metrics/metrics.ts'
 import { MAX_WARNING_LENGTH } from '../../src/policy/warnings.ts'
 import type { FuzzProperty } from './property.ts'
 import {

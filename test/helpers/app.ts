@@ -6,7 +6,7 @@ import type { Logger } from 'pino'
 import { createAdmission } from '../../src/admission/webhook.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import { buildAdmissionApp } from '../../src/http/app.ts'
-import { createMetrics } from '../../src/http/metrics.ts'
+import { createMetrics } from '../../src/metrics/metrics.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
 
 /** A logger that keeps its JSON lines in memory, for assertions on what is logged. */

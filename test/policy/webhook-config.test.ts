@@ -4,7 +4,7 @@ import type { KubeObject } from '../../src/policy/kube.ts'
 import type { ValidationInput } from '../../src/policy/result.ts'
 import {
   AT_LEAST_ONE_WEBHOOK,
-  sanitizeWebhookName,
+  sanitiseWebhookName,
   validateWebhookConfig,
 } from '../../src/policy/webhook-config.ts'
 import { validateWebhookConfigDelete } from '../../src/policy/webhook-config-delete.ts'
@@ -401,7 +401,7 @@ t.test("values are quoted as apimachinery quotes them, with Go's %q", async (t) 
   ])
 })
 
-t.test('sanitizeWebhookName', async (t) => {
+t.test('sanitiseWebhookName', async (t) => {
   const cases: [string, string][] = [
     ['audit', 'AUDIT'],
     ['a-b', 'A_B'],
@@ -413,7 +413,7 @@ t.test('sanitizeWebhookName', async (t) => {
     ['ıd', 'ID'],
     ['🙂', '_'],
   ]
-  for (const [name, expected] of cases) t.equal(sanitizeWebhookName(name), expected, name)
+  for (const [name, expected] of cases) t.equal(sanitiseWebhookName(name), expected, name)
 })
 
 t.test('secret references', async (t) => {

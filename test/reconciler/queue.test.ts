@@ -1,7 +1,7 @@
 // The key queue is coordinated through promises the tests resolve, and asserts orders and counts,
 // never elapsed times, so a loaded machine cannot make it flaky.
 import t from 'tap'
-import { KeyQueue, retryDelay } from '../../src/reconciler/queue.ts'
+import { KeyQueue } from '../../src/reconciler/queue.ts'
 import type { ReconcileOutcome, RetryTimers } from '../../src/reconciler/queue.ts'
 
 const DONE: ReconcileOutcome = { result: 'done' }
@@ -70,26 +70,6 @@ function tracker() {
     },
   }
 }
-
-t.test('retryDelay: initial × 2^(failures-1), capped', async (t) => {
-  const backoff = { initialMs: 100, maxMs: 60_000 }
-  const cases: [failures: number, delay: number][] = [
-    [0, 0],
-    [1, 100],
-    [2, 200],
-    [3, 400],
-    [10, 51_200],
-    [11, 60_000],
-    [12, 60_000],
-    [5_000, 60_000],
-    [Number.NaN, 0],
-    [-1, 0],
-  ]
-  for (const [failures, delay] of cases)
-    t.equal(retryDelay(failures, backoff), delay, `${failures}`)
-  t.equal(retryDelay(3, { initialMs: 5, maxMs: 5 }), 5, 'initial equal to max')
-  t.equal(retryDelay(1, { initialMs: 0, maxMs: 10 }), 0, 'zero initial')
-})
 
 t.test('options are checked up front', async (t) => {
   t.throws(() => new KeyQueue({ concurrency: 0 }), RangeError)

@@ -1,5 +1,7 @@
 /**
- * Prometheus metrics. The webhook series mirror controller-runtime's names and labels
+ * Prometheus metrics: one registry for the webhook, the certificate reload, the cluster view and
+ * the reconciler, so it lives beside them rather than in http/ (which only records the webhook
+ * series and serves /metrics). The webhook series mirror controller-runtime's names and labels
  * (pkg/webhook/internal/metrics) so existing dashboards and alerts work unchanged.
  */
 
