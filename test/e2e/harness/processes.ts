@@ -61,7 +61,14 @@ export function startProcess(
     async stop(graceMs = 10_000) {
       if (child.exitCode !== null || child.signalCode !== null) return
       child.kill('SIGTERM')
-      const outcome = await Promise.race([exited, sleep(graceMs, 'timeout' as const)])
+      // The grace timer is cancelled once the child exits: left running, it kept every e2e file's
+      // process alive for the whole grace period after its last test.
+      const grace = new AbortController()
+      const outcome = await Promise.race([
+        exited,
+        sleep(graceMs, 'timeout' as const, { signal: grace.signal }).catch(() => 'exited' as const),
+      ])
+      grace.abort()
       if (outcome === 'timeout') {
         child.kill('SIGKILL')
         await exited
