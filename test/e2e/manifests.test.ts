@@ -1,24 +1,30 @@
 /**
  * The shipped manifests against the real API server: the full install (with the cert-manager
- * component, cert-manager's CRDs stood in by fixtures) and the bare base pass a server-side dry
- * run, so every object is one the API server accepts as written.
+ * component, validated by cert-manager's own CRDs of the release in harness/cert-manager.ts) and
+ * the bare base pass a server-side dry run, so every object is one the API server accepts as
+ * written.
  */
 
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import t from 'tap'
-import { CRD_FIXTURES_DIR, MANIFESTS_DIR, installCrds } from './harness/admission.ts'
+import { MANIFESTS_DIR, installCrds } from './harness/admission.ts'
+import { certManagerCrdDir } from './harness/cert-manager.ts'
 import { startControlPlane } from './harness/control-plane.ts'
 import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
 
 const plane = await startControlPlane()
 t.teardown(() => plane.stop())
 const kubectl = kubectlFor(plane.kubeconfig)
+// kubectl reads the directory's .yaml files (and skips its README).
+await mustKubectl(kubectl, ['apply', '--server-side', '-f', await certManagerCrdDir()])
 await mustKubectl(kubectl, [
-  'apply',
-  '--server-side',
-  '-f',
-  join(CRD_FIXTURES_DIR, '../cert-manager/crds.yaml'),
+  'wait',
+  '--for=condition=Established',
+  '--timeout=60s',
+  'crd/certificates.cert-manager.io',
+  'crd/issuers.cert-manager.io',
+  'crd/clusterissuers.cert-manager.io',
 ])
 await installCrds(kubectl)
 // A dry run creates nothing, so the namespaced objects need their namespace for real.
