@@ -7,10 +7,10 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { createServer } from 'node:http'
 import type { RequestListener } from 'node:http'
 import type { Socket } from 'node:net'
-import { KubeConfig } from '@kubernetes/client-node'
 import t from 'tap'
 import type { Test } from 'tap'
-import { KubeApi } from '../../src/cluster/kube-api.ts'
+import type { KubeApi } from '../../src/cluster/kube-api.ts'
+import { loopbackKubeApi } from '../helpers/fake-kube-api.ts'
 
 /** A KubeApi against a plain-http loopback server answering with `handler`. */
 async function apiFor(t: Test, handler: RequestListener): Promise<KubeApi> {
@@ -21,15 +21,7 @@ async function apiFor(t: Test, handler: RequestListener): Promise<KubeApi> {
     server.close()
   })
   const { port } = server.address() as { port: number }
-  const config = new KubeConfig()
-  config.loadFromOptions({
-    // client-node accepts a plain-http server only with skipTLSVerify set.
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  })
-  const api = new KubeApi(config)
+  const api = loopbackKubeApi(port)
   t.teardown(() => {
     api.close()
   })

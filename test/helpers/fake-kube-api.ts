@@ -67,15 +67,7 @@ export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
-  const config = new KubeConfig()
-  config.loadFromOptions({
-    // client-node accepts a plain-http server only with skipTLSVerify set.
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  })
-  const api = new KubeApi(config)
+  const api = loopbackKubeApi(port)
   const fake: FakeKubeApi = {
     api,
     objects: [],
@@ -166,4 +158,17 @@ export function statusObject(code: number, message: string): Record<string, unkn
     reason: code === 410 ? 'Expired' : 'InternalError',
     code,
   }
+}
+
+/** A real KubeApi for a plain-http server on 127.0.0.1:`port` (a test's fake API server). */
+export function loopbackKubeApi(port: number): KubeApi {
+  const config = new KubeConfig()
+  config.loadFromOptions({
+    // client-node accepts a plain-http server only with skipTLSVerify set.
+    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  })
+  return new KubeApi(config)
 }
