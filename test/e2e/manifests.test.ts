@@ -5,10 +5,9 @@
  * written.
  */
 
-import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import t from 'tap'
-import { MANIFESTS_DIR, installCrds } from './harness/admission.ts'
+import { MANIFESTS_DIR, installCrds, renderBaseWith } from './harness/admission.ts'
 import { certManagerCrdDir } from './harness/cert-manager.ts'
 import { startControlPlane } from './harness/control-plane.ts'
 import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
@@ -40,7 +39,7 @@ for (const [name, dir] of [
 ] as const) {
   t.test(`kubectl apply --dry-run=server accepts ${name}`, async (t) => {
     const rendered = dir.endsWith('network-policy')
-      ? await renderWithComponent(dir)
+      ? await renderBaseWith(kubectl, plane.dir, [relative(MANIFESTS_DIR, dir)])
       : await mustKubectl(kubectl, ['kustomize', dir])
     const result = await kubectl(
       ['apply', '--dry-run=server', '--server-side', '-f', '-'],
@@ -49,21 +48,4 @@ for (const [name, dir] of [
     t.equal(result.code, 0, result.stderr)
     t.match(result.stdout, /deployment\.apps\/mcp-admission serverside-applied \(server dry run\)/)
   })
-}
-
-/** A component cannot be rendered alone: wrap it around the base in a throwaway overlay. */
-async function renderWithComponent(component: string): Promise<string> {
-  const overlay = join(plane.dir, 'overlay')
-  await mkdir(overlay, { recursive: true })
-  await writeFile(
-    join(overlay, 'kustomization.yaml'),
-    JSON.stringify({
-      apiVersion: 'kustomize.config.k8s.io/v1beta1',
-      kind: 'Kustomization',
-      // kustomize takes no absolute roots; relative ones with the load restrictor off.
-      resources: [relative(overlay, join(MANIFESTS_DIR, 'base'))],
-      components: [relative(overlay, component)],
-    }),
-  )
-  return mustKubectl(kubectl, ['kustomize', '--load-restrictor=LoadRestrictionsNone', overlay])
 }

@@ -4,8 +4,8 @@
  * it — rewritten only in `clientConfig`, the way controller-runtime's envtest does.
  */
 
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseAllDocuments } from 'yaml'
 import { createDevCertificates, writeDevCertificates } from '../../../src/http/dev-certs.ts'
@@ -44,6 +44,29 @@ const IDENTITY_KINDS = new Set([
 export async function renderManifests(kubectl: Kubectl): Promise<Manifest[]> {
   const text = await mustKubectl(kubectl, ['kustomize', MANIFESTS_DIR])
   return parseAllDocuments(text).map((document) => document.toJS() as Manifest)
+}
+
+/**
+ * `manifests/base` with `components` (paths under manifests/) as a user's overlay would compose
+ * them: components cannot be rendered alone, so through a throwaway overlay in `workDir`.
+ */
+export async function renderBaseWith(
+  kubectl: Kubectl,
+  workDir: string,
+  components: readonly string[],
+): Promise<string> {
+  const overlay = await mkdtemp(join(workDir, 'overlay-'))
+  await writeFile(
+    join(overlay, 'kustomization.yaml'),
+    JSON.stringify({
+      apiVersion: 'kustomize.config.k8s.io/v1beta1',
+      kind: 'Kustomization',
+      // kustomize takes no absolute roots; relative ones with the load restrictor off.
+      resources: [relative(overlay, join(MANIFESTS_DIR, 'base'))],
+      components: components.map((component) => relative(overlay, join(MANIFESTS_DIR, component))),
+    }),
+  )
+  return mustKubectl(kubectl, ['kustomize', '--load-restrictor=LoadRestrictionsNone', overlay])
 }
 
 /** Installs the CRD fixtures and waits until the API server serves them. */
@@ -127,14 +150,29 @@ export async function startAdmission(
   plane: ControlPlane,
   kubeconfig: string,
   extraArgs: readonly string[] = [],
-  options: { readonly waitUntilReady?: boolean; readonly port?: number } = {},
+  options: {
+    readonly waitUntilReady?: boolean
+    readonly port?: number
+    /**
+     * Serve the pair already in this directory (tls.crt, tls.key, and ca.crt for caPem), e.g. one
+     * issued for the Service's DNS name, instead of fresh certificates for 127.0.0.1.
+     */
+    readonly certDir?: string
+  } = {},
 ): Promise<RunningAdmission> {
   // Each instance has its own certificates and log: several may run against one control plane.
   const instance = await mkdtemp(join(plane.dir, 'mcp-admission-'))
-  const certDir = join(instance, 'certs')
-  await mkdir(certDir, { recursive: true })
-  const certificates = await createDevCertificates({ hosts: ['127.0.0.1'], validDays: 2 })
-  await writeDevCertificates(certDir, certificates)
+  let certDir = options.certDir
+  let caPem: string
+  if (certDir === undefined) {
+    certDir = join(instance, 'certs')
+    await mkdir(certDir, { recursive: true })
+    const certificates = await createDevCertificates({ hosts: ['127.0.0.1'], validDays: 2 })
+    await writeDevCertificates(certDir, certificates)
+    caPem = certificates.ca
+  } else {
+    caPem = await readFile(join(certDir, 'ca.crt'), 'utf8')
+  }
   const [port, probePort] = [options.port ?? (await freePort()), await freePort()]
   const proc = startProcess(
     'mcp-admission',
@@ -172,7 +210,7 @@ export async function startAdmission(
     process: proc,
     admissionUrl: `https://127.0.0.1:${port}`,
     probeUrl,
-    caPem: certificates.ca,
+    caPem,
     certDir,
     probe,
     async metric(name, labels = {}) {

@@ -23,7 +23,7 @@ import type { Kubectl } from './kubectl.ts'
 
 export interface ServiceNetwork {
   /** kube-apiserver flags sending the `cluster` egress through this network (for startControlPlane). */
-  apiServerArgs(dir: string): Promise<string[]>
+  readonly apiServerArgs: (dir: string) => Promise<string[]>
   /**
    * Sends connections for Service `namespace/name` port `port` to 127.0.0.1:`targetPort`, the way
    * kube-proxy would to a ready endpoint. The Service must exist (its ClusterIP is read).
@@ -91,7 +91,7 @@ export async function startServiceNetwork(): Promise<ServiceNetwork> {
   })
 
   return {
-    async apiServerArgs(dir) {
+    apiServerArgs: async (dir) => {
       const file = join(dir, 'egress-selector.json')
       const configuration = {
         apiVersion: 'apiserver.k8s.io/v1beta1',

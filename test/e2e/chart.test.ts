@@ -1,0 +1,429 @@
+/**
+ * The Helm chart (manifests/charts/mcp-admission) with a real `helm` (harness/helm.ts) and the
+ * real API server: it lints, renders the same objects as the kustomize install for the same
+ * settings, rejects mistyped values, and once installed is what the API server calls — its own
+ * webhook configurations, unmodified, reaching the Service through the service network and
+ * verifying TLS with the chart's caBundle. Upgrades take effect and uninstall removes the webhooks.
+ */
+
+import { isDeepStrictEqual } from 'node:util'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import t from 'tap'
+import { parseAllDocuments } from 'yaml'
+import { createDevCertificates, writeDevCertificates } from '../../src/http/dev-certs.ts'
+import {
+  MANIFESTS_DIR,
+  SERVICE_NAMESPACE,
+  installCrds,
+  renderBaseWith,
+  serviceAccountKubeconfig,
+  startAdmission,
+} from './harness/admission.ts'
+import type { RunningAdmission } from './harness/admission.ts'
+import { startControlPlane } from './harness/control-plane.ts'
+import { waitUntilWebhooksAreCalled } from './harness/environment.ts'
+import { ensureHelm, helmFor, mustHelm } from './harness/helm.ts'
+import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
+import { waitFor } from './harness/processes.ts'
+import { startServiceNetwork } from './harness/service-network.ts'
+
+const CHART = join(MANIFESTS_DIR, 'charts/mcp-admission')
+// The kustomize install's names: release `mcp-admission` in namespace `mcp-admission`.
+const RELEASE = 'mcp-admission'
+const NAMESPACE = SERVICE_NAMESPACE
+const CHECKSUM = 'toolhive.stacklok.dev/content-checksum'
+
+/**
+ * Everything the chart and kustomize may differ in with the same settings, and why. Nothing else
+ * is removed before comparing.
+ */
+const HELM_ONLY_LABELS: Readonly<Record<string, string>> = {
+  'helm.sh/chart': 'Helm convention: the chart name and version',
+  'app.kubernetes.io/managed-by': 'Helm convention: "Helm"',
+  'app.kubernetes.io/instance': 'Helm convention: the release name',
+  'app.kubernetes.io/version':
+    'Helm convention: the app version (kustomize has it in the image tag only)',
+}
+const KUSTOMIZE_ONLY_KINDS: Readonly<Record<string, string>> = {
+  Namespace:
+    "Helm convention: the release namespace is the user's (`--create-namespace`); NOTES.txt and the README give the PSS label the base sets on it",
+}
+
+type K8sObject = {
+  kind: string
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> }
+  [key: string]: unknown
+}
+
+const start = Date.now()
+const helmBinary =
+  process.env['E2E_HELM'] ||
+  (await ensureHelm((line) => {
+    t.comment(line)
+  }))
+const network = await startServiceNetwork()
+const plane = await startControlPlane({ apiServerArgs: network.apiServerArgs })
+t.teardown(async () => {
+  await plane.stop()
+  await network.close()
+})
+const kubectl = kubectlFor(plane.kubeconfig)
+const helm = await helmFor(helmBinary, plane.kubeconfig)
+t.teardown(() => helm.close())
+
+// A CA and a serving certificate for the Service's DNS name, as certificates.source=secret expects.
+const certDir = join(plane.dir, 'serving-certs')
+const certificates = await createDevCertificates({
+  hosts: [`${RELEASE}.${NAMESPACE}.svc`],
+  validDays: 2,
+})
+await writeDevCertificates(certDir, certificates)
+const secretValues = join(plane.dir, 'secret-values.json')
+// JSON is YAML: a values file with the PEM bundle as it is.
+await writeFile(
+  secretValues,
+  JSON.stringify({ certificates: { source: 'secret', caBundle: certificates.ca } }),
+)
+
+t.test(
+  'helm lint --strict passes with the defaults and with certificates from a Secret',
+  async (t) => {
+    for (const extra of [[], ['-f', secretValues]]) {
+      const result = await helm(['lint', '--strict', CHART, ...extra])
+      t.equal(result.code, 0, `${extra.join(' ')}\n${result.stdout}${result.stderr}`)
+    }
+  },
+)
+
+t.test('the chart renders the objects kustomize renders, for the same settings', async (t) => {
+  const caBundle = Buffer.from(certificates.ca).toString('base64')
+  const cases: [string, string[], () => Promise<string>, (objects: K8sObject[]) => void][] = [
+    ['defaults vs manifests/ (base + cert-manager)', [], () => kustomize(MANIFESTS_DIR), noop],
+    [
+      'certificates.source=secret vs manifests/base with that caBundle',
+      ['-f', secretValues],
+      () => kustomize(join(MANIFESTS_DIR, 'base')),
+      (objects) => {
+        setCaBundle(objects, caBundle)
+      },
+    ],
+    [
+      'networkPolicy.enabled vs manifests/ + components/network-policy',
+      ['--set', 'networkPolicy.enabled=true'],
+      () =>
+        renderBaseWith(kubectl, plane.dir, [
+          'components/cert-manager',
+          'components/network-policy',
+        ]),
+      noop,
+    ],
+  ]
+  for (const [name, values, render, adjust] of cases) {
+    const helmObjects = parse(
+      await mustHelm(helm, ['template', RELEASE, CHART, '-n', NAMESPACE, ...values]),
+    )
+    const kustomizeObjects = parse(await render())
+    adjust(kustomizeObjects)
+    const differences = compare(normalise(kustomizeObjects), normalise(helmObjects))
+    t.same(differences, [], `${name}:\n${differences.join('\n')}`)
+  }
+  // The comparison is not vacuous: one changed value is one difference, named by its path.
+  const changed = compare(
+    normalise(parse(await kustomize(MANIFESTS_DIR))),
+    normalise(
+      parse(
+        await mustHelm(helm, [
+          'template',
+          RELEASE,
+          CHART,
+          '-n',
+          NAMESPACE,
+          '--set',
+          'webhooks.workloads.timeoutSeconds=7',
+        ]),
+      ),
+    ),
+  )
+  t.same(changed, [
+    'ValidatingWebhookConfiguration//mcp-admission.webhooks[1].timeoutSeconds: kustomize 5, chart 7',
+  ])
+  t.comment(
+    `compared after removing only labels ${Object.keys(HELM_ONLY_LABELS).join(', ')} and kinds ${Object.keys(KUSTOMIZE_ONLY_KINDS).join(', ')}`,
+  )
+})
+
+t.test('another release namespace is the one every webhook calls and excludes', async (t) => {
+  const objects = parse(await mustHelm(helm, ['template', RELEASE, CHART, '-n', 'tools']))
+  for (const configuration of objects.filter((o) => o.kind.endsWith('WebhookConfiguration'))) {
+    for (const webhook of configuration['webhooks'] as {
+      name: string
+      namespaceSelector: { matchExpressions: { values: string[] }[] }
+      clientConfig: { service: { namespace: string } }
+    }[]) {
+      t.same(webhook.namespaceSelector.matchExpressions[0]?.values, ['kube-system', 'tools'])
+      t.equal(webhook.clientConfig.service.namespace, 'tools', webhook.name)
+    }
+  }
+  const serving = objects.find(
+    (o) => o.kind === 'Certificate' && o.metadata.name.endsWith('serving'),
+  )
+  t.same((serving?.['spec'] as { dnsNames: string[] }).dnsNames, [
+    'mcp-admission.tools.svc',
+    'mcp-admission.tools.svc.cluster.local',
+  ])
+})
+
+t.test('mistyped values fail the render with the reason', async (t) => {
+  const failures: [string, string[], RegExp][] = [
+    ['an unknown key', ['--set', 'replicass=3'], /additional properties 'replicass' not allowed/],
+    ['a wrong type', ['--set', 'replicas=two'], /at '\/replicas': got string, want integer/],
+    [
+      'a failure policy outside the enum',
+      ['--set', 'webhooks.deployments.failurePolicy=Fial'],
+      /at '\/webhooks\/deployments\/failurePolicy': value must be one of 'Fail', 'Ignore'/,
+    ],
+    [
+      'a Secret source without its CA bundle',
+      ['--set', 'certificates.source=secret'],
+      /certificates\.source=secret needs certificates\.caBundle/,
+    ],
+  ]
+  for (const [name, values, message] of failures) {
+    const result = await helm(['template', RELEASE, CHART, '-n', NAMESPACE, ...values])
+    t.not(result.code, 0, `${name} fails`)
+    t.match(result.stderr, message, name)
+  }
+})
+
+t.test('installed into the API server, the chart is what admits', async (t) => {
+  await installCrds(kubectl)
+  // The namespace as the README has users prepare it; the Secret the chart's pods would mount.
+  await mustKubectl(kubectl, ['create', 'namespace', NAMESPACE])
+  await mustKubectl(kubectl, [
+    'label',
+    'namespace',
+    NAMESPACE,
+    'pod-security.kubernetes.io/enforce=restricted',
+  ])
+  await mustKubectl(kubectl, [
+    'create',
+    'secret',
+    'tls',
+    `${RELEASE}-tls`,
+    '-n',
+    NAMESPACE,
+    `--cert=${join(certDir, 'tls.crt')}`,
+    `--key=${join(certDir, 'tls.key')}`,
+  ])
+  // The README's command (the namespace exists already: --create-namespace leaves it be).
+  const installed = Date.now()
+  await mustHelm(helm, [
+    'install',
+    RELEASE,
+    CHART,
+    '-n',
+    NAMESPACE,
+    '--create-namespace',
+    '-f',
+    secretValues,
+  ])
+  t.comment(`helm install took ${Date.now() - installed} ms`)
+
+  // No kubelet runs here: mcp-admission runs locally as the chart's service account, serving the
+  // Secret's pair, and the service network stands in for kube-proxy in front of its Service.
+  let admission: RunningAdmission | undefined = await startAdmission(
+    plane,
+    await serviceAccountKubeconfig(kubectl, plane),
+    [],
+    { certDir },
+  )
+  t.teardown(() => admission?.stop())
+  await network.route(
+    kubectl,
+    NAMESPACE,
+    RELEASE,
+    443,
+    Number(new URL(admission.admissionUrl).port),
+  )
+
+  const ns = 'chart-e2e'
+  await mustKubectl(kubectl, ['create', 'namespace', ns])
+  await waitUntilWebhooksAreCalled(kubectl, ns)
+
+  await mustKubectl(kubectl, ['create', '-f', '-'], JSON.stringify(runConfigMap(ns, 'a-runconfig')))
+  t.match(
+    await storedChecksum(ns, 'a-runconfig'),
+    /^[0-9a-f]{64}$/,
+    'the RunConfig got its checksum',
+  )
+
+  // A plain-http webhook URL: a rule only mcp-admission enforces (the CRD accepts it).
+  const validations = () =>
+    admission?.metric('controller_runtime_webhook_requests_total', { webhook: '/validate' }) ?? 0
+  const before = await validations()
+  const denied = await kubectl(
+    ['create', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'toolhive.stacklok.dev/v1alpha1',
+      kind: 'MCPWebhookConfig',
+      metadata: { name: 'plain-http', namespace: ns },
+      spec: { mutating: [{ name: 'm', url: 'http://m.example.com' }] },
+    }),
+  )
+  t.not(denied.code, 0, 'an MCPWebhookConfig calling a plain-http URL is denied')
+  t.match(denied.stderr, 'spec.mutating[0].url: Invalid value: "http://m.example.com"')
+  t.match(denied.stderr, 'must use https unless tlsConfig.insecureSkipVerify is true')
+  t.ok((await validations()) > before, 'by the service')
+
+  t.ok(network.connections(NAMESPACE, RELEASE, 443) > 0, 'the API server dialled the Service')
+  t.same(network.refused, [], 'and nothing else')
+
+  t.test('helm upgrade with another failure policy takes effect', async (t) => {
+    // With no replica answering, the fail-closed RunConfig webhook refuses the write…
+    await admission?.stop()
+    admission = undefined
+    const refused = await kubectl(
+      ['create', '-f', '-'],
+      JSON.stringify(runConfigMap(ns, 'b-runconfig')),
+    )
+    t.not(refused.code, 0, 'failurePolicy Fail refuses while the service is down')
+    t.match(
+      refused.stderr,
+      'failed calling webhook "runconfigs.mcp-admission.toolhive.stacklok.dev"',
+    )
+
+    await mustHelm(helm, [
+      'upgrade',
+      RELEASE,
+      CHART,
+      '-n',
+      NAMESPACE,
+      '-f',
+      secretValues,
+      '--set',
+      'webhooks.runConfigs.failurePolicy=Ignore',
+    ])
+    const policies = await mustKubectl(kubectl, [
+      'get',
+      'mutatingwebhookconfiguration',
+      RELEASE,
+      '-o',
+      'jsonpath={.webhooks[*].failurePolicy}',
+    ])
+    t.same(policies.split(' '), ['Fail', 'Fail', 'Ignore'], 'only the RunConfig webhook changed')
+    // …and once the API server has the new configuration, the write goes through unmutated.
+    await waitFor(
+      'the API server to fail open for RunConfigs',
+      async () =>
+        (await kubectl(['create', '-f', '-'], JSON.stringify(runConfigMap(ns, 'b-runconfig'))))
+          .code === 0
+          ? true
+          : undefined,
+      { timeoutMs: 30_000, intervalMs: 250 },
+    )
+    t.equal(await storedChecksum(ns, 'b-runconfig'), undefined, 'stored without a checksum')
+  })
+
+  t.test('helm uninstall removes the webhook configurations', async (t) => {
+    await mustHelm(helm, ['uninstall', RELEASE, '-n', NAMESPACE])
+    for (const kind of [
+      'mutatingwebhookconfiguration',
+      'validatingwebhookconfiguration',
+      'clusterrole',
+    ]) {
+      const result = await kubectl(['get', kind, RELEASE])
+      t.match(result.stderr, /NotFound/, `${kind} is gone`)
+    }
+    const secret = await kubectl(['get', 'secret', `${RELEASE}-tls`, '-n', NAMESPACE])
+    t.equal(secret.code, 0, 'the Secret it did not create stays')
+  })
+})
+
+t.teardown(() => {
+  t.comment(`chart test took ${((Date.now() - start) / 1000).toFixed(1)} s`)
+})
+
+function runConfigMap(namespace: string, name: string) {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, labels: { 'toolhive.stacklok.io/component': 'run-config' } },
+    data: { 'runconfig.json': '{"name": "demo"}' },
+  }
+}
+
+async function storedChecksum(namespace: string, name: string): Promise<string | undefined> {
+  const out = await mustKubectl(kubectl, ['get', 'configmap', name, '-n', namespace, '-o', 'json'])
+  return (JSON.parse(out) as { metadata: { annotations?: Record<string, string> } }).metadata
+    .annotations?.[CHECKSUM]
+}
+
+function kustomize(dir: string): Promise<string> {
+  return mustKubectl(kubectl, ['kustomize', dir])
+}
+
+function noop(): void {}
+
+function setCaBundle(objects: K8sObject[], caBundle: string): void {
+  for (const object of objects) {
+    if (!object.kind.endsWith('WebhookConfiguration')) continue
+    for (const webhook of object['webhooks'] as { clientConfig: Record<string, unknown> }[])
+      webhook.clientConfig['caBundle'] = caBundle
+  }
+}
+
+/**
+ * Both renders read as Kubernetes tools read them: YAML 1.1, where the base's and the chart's
+ * `defaultMode: 0440` is octal (kustomize prints it as 288).
+ */
+function parse(text: string): K8sObject[] {
+  return parseAllDocuments(text, { version: '1.1' })
+    .map((document) => document.toJS() as K8sObject | null)
+    .filter((object): object is K8sObject => object !== null)
+}
+
+/** The objects keyed by kind/namespace/name, with only the listed differences removed. */
+function normalise(objects: readonly K8sObject[]): Map<string, K8sObject> {
+  const keyed = new Map<string, K8sObject>()
+  for (const object of objects) {
+    if (object.kind in KUSTOMIZE_ONLY_KINDS) continue
+    const copy = structuredClone(object)
+    const labels = Object.entries(copy.metadata.labels ?? {}).filter(
+      ([key]) => !(key in HELM_ONLY_LABELS),
+    )
+    if (labels.length > 0) copy.metadata.labels = Object.fromEntries(labels)
+    else delete copy.metadata.labels
+    const key = `${copy.kind}/${copy.metadata.namespace ?? ''}/${copy.metadata.name}`
+    if (keyed.has(key)) throw new Error(`${key} is rendered twice`)
+    keyed.set(key, copy)
+  }
+  return keyed
+}
+
+/** Readable differences: objects on one side only, then each differing field by path. */
+function compare(kustomize: Map<string, K8sObject>, helm: Map<string, K8sObject>): string[] {
+  const out: string[] = []
+  for (const key of kustomize.keys()) if (!helm.has(key)) out.push(`only in kustomize: ${key}`)
+  for (const key of helm.keys()) if (!kustomize.has(key)) out.push(`only in the chart: ${key}`)
+  for (const [key, object] of kustomize) {
+    const other = helm.get(key)
+    if (other !== undefined) out.push(...fieldDifferences(object, other, key))
+  }
+  return out
+}
+
+function fieldDifferences(a: unknown, b: unknown, path: string): string[] {
+  if (isDeepStrictEqual(a, b)) return []
+  const bothObjects = typeof a === 'object' && a !== null && typeof b === 'object' && b !== null
+  if (!bothObjects || Array.isArray(a) !== Array.isArray(b))
+    return [`${path}: kustomize ${JSON.stringify(a)}, chart ${JSON.stringify(b)}`]
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+  return [...keys].flatMap((key) =>
+    fieldDifferences(
+      (a as Record<string, unknown>)[key],
+      (b as Record<string, unknown>)[key],
+      `${path}${Array.isArray(a) ? `[${key}]` : `.${key}`}`,
+    ),
+  )
+}
