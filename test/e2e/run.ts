@@ -12,6 +12,7 @@ import { readdir } from 'node:fs/promises'
 import { delimiter, dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ensureBinaries, goUnavailableReason } from './control-plane/binaries.ts'
+import { ensureCertManagerControllers } from './harness/cert-manager.ts'
 import { ensureHelm } from './harness/helm.ts'
 import { OPERATOR_RELEASES, ensureOperator } from './toolhive/releases.ts'
 
@@ -43,8 +44,10 @@ async function main(): Promise<number> {
 
   // The real ToolHive operator of each tested release, built (or reused) before any test starts.
   for (const release of OPERATOR_RELEASES) await ensureOperator(release, log)
-  // A real helm for the chart test, built (or reused) the same way.
+  // A real helm for the chart test, and cert-manager's own controllers and cainjector
+  // (test/e2e/cert-manager) for the cert-manager test, built (or reused) the same way.
   const helm = await ensureHelm(log)
+  const certManager = await ensureCertManagerControllers(log)
 
   // The suite runs mcp-admission as it ships: dist/, built from the current sources.
   const tsc = join(repo, 'node_modules/typescript/bin/tsc')
@@ -66,6 +69,7 @@ async function main(): Promise<number> {
       E2E_ETCD: binaries.etcd,
       E2E_KUBE_VERSION: binaries.kubeVersion,
       E2E_HELM: helm,
+      E2E_CERT_MANAGER: certManager,
     },
   )
   log(

@@ -1,23 +1,53 @@
 /**
- * cert-manager's own CRDs, as a release ships them: the Go module proxy serves the root module of
- * github.com/cert-manager/cert-manager, whose `deploy/crds` holds them. `go mod download` keeps it
- * in Go's module cache, keyed by version, outside the repository (issue 19 asks for the release's
- * CRDs in place of hand-kept stand-ins).
+ * Real cert-manager for the end-to-end suite. Its CRDs come as a release ships them: the Go module
+ * proxy serves the root module of github.com/cert-manager/cert-manager, whose `deploy/crds` holds
+ * them (issue 19 asks for the release's CRDs in place of hand-kept stand-ins). Its controllers
+ * come from the same module: its command modules are not on the proxy, so a small wrapper command
+ * (`test/e2e/cert-manager`) wires up the controllers from `pkg/controller` and cainjector, built
+ * with the machine's Go and cached outside the repository like kube-apiserver.
  */
 
 import { execFile as execFileCallback } from 'node:child_process'
-import { readdir } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import {
+  copyFile,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { cacheRoot, goVersion, isFile, run } from '../control-plane/binaries.ts'
+import { freePort } from '../../helpers/ports.ts'
+import type { ControlPlane } from './control-plane.ts'
+import { startProcess, waitFor } from './processes.ts'
+import type { Managed } from './processes.ts'
 
 const execFile = promisify(execFileCallback)
 
 export const CERT_MANAGER_VERSION = 'v1.21.2'
+const MODULE = 'github.com/cert-manager/cert-manager'
+const wrapperDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'cert-manager')
 
 /** The directory of the release's CRD manifests (one YAML file per CRD, and a README). */
 export async function certManagerCrdDir(version = CERT_MANAGER_VERSION): Promise<string> {
-  const module = `github.com/cert-manager/cert-manager@${version}`
+  const dir = join(await moduleDir(version), 'deploy', 'crds')
+  const files = (await readdir(dir)).filter((name) => name.endsWith('.yaml'))
+  if (!files.includes('cert-manager.io_certificates.yaml'))
+    throw new Error(`${dir} has no cert-manager.io_certificates.yaml: ${files.join(', ')}`)
+  return dir
+}
+
+/** The release's root module in Go's module cache (read-only, outside the repository). */
+async function moduleDir(version: string): Promise<string> {
+  const module = `${MODULE}@${version}`
   const { stdout } = await execFile('go', ['mod', 'download', '-json', module], {
     // Outside any module, so no go.mod of ours is consulted or changed.
     cwd: tmpdir(),
@@ -27,9 +57,133 @@ export async function certManagerCrdDir(version = CERT_MANAGER_VERSION): Promise
   const info = JSON.parse(stdout) as { Dir?: string; Error?: string }
   if (info.Dir === undefined)
     throw new Error(`go mod download ${module}: ${info.Error ?? 'no directory'}`)
-  const dir = join(info.Dir, 'deploy', 'crds')
-  const files = (await readdir(dir)).filter((name) => name.endsWith('.yaml'))
-  if (!files.includes('cert-manager.io_certificates.yaml'))
-    throw new Error(`${dir} has no cert-manager.io_certificates.yaml: ${files.join(', ')}`)
-  return dir
+  return info.Dir
+}
+
+/**
+ * The wrapper command's binary, built once per cert-manager release, Go version and wrapper
+ * source (a changed wrapper must not reuse a stale build).
+ */
+export async function ensureCertManagerControllers(
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  version = CERT_MANAGER_VERSION,
+): Promise<string> {
+  const go = await goVersion()
+  const sources = (await readdir(wrapperDir))
+    .filter((name) => name === 'go.mod' || name.endsWith('.go'))
+    .sort()
+  const hash = createHash('sha256')
+  for (const name of sources) hash.update(name).update(await readFile(join(wrapperDir, name)))
+  const dir = join(cacheRoot('cert-manager'), `${version}-${go}-${hash.digest('hex').slice(0, 12)}`)
+  const binary = join(dir, 'cert-manager-e2e')
+  if (await isFile(binary)) {
+    log(`e2e: using cached cert-manager ${version} controllers from ${dir}`)
+    return binary
+  }
+  log(`e2e: building cert-manager ${version} controllers with ${go} (a cold build takes minutes)…`)
+  const started = Date.now()
+  const work = join(dir, 'build')
+  await mkdir(work, { recursive: true })
+  for (const name of sources) await copyFile(join(wrapperDir, name), join(work, name))
+  // Requiring the module is enough while its go.mod replaces nothing (true of v1.21): a replace
+  // applies only in its own module, so a release with one would need it repeated here.
+  const goMod = await readFile(join(await moduleDir(version), 'go.mod'), 'utf8')
+  if (/^\s*replace\b/m.test(goMod))
+    throw new Error(`${MODULE}@${version} has replace directives: mirror them in the wrapper build`)
+  await run('go', ['mod', 'edit', `-require=${MODULE}@${version}`], work, log)
+  await run('go', ['mod', 'tidy'], work, log)
+  await run(
+    'go',
+    [
+      'build',
+      '-trimpath',
+      '-ldflags',
+      // The version cert-manager reports in its User-Agent and logs.
+      `-s -w -X ${MODULE}/pkg/util.AppVersion=${version}`,
+      '-o',
+      `${binary}.tmp`,
+      '.',
+    ],
+    work,
+    log,
+  )
+  await rename(`${binary}.tmp`, binary)
+  // Builds of an earlier wrapper source for this release and Go are dead weight (~70 MB each).
+  const root = cacheRoot('cert-manager')
+  for (const stale of await readdir(root)) {
+    if (stale.startsWith(`${version}-${go}-`) && join(root, stale) !== dir)
+      await rm(join(root, stale), { recursive: true, force: true })
+  }
+  log(
+    `e2e: built cert-manager ${version} controllers in ${Math.round((Date.now() - started) / 1000)} s (cached in ${dir})`,
+  )
+  return binary
+}
+
+/** The binary `test/e2e/run.ts` built (E2E_CERT_MANAGER), or one built now. */
+export async function certManagerBinary(): Promise<string> {
+  const fromRunner = process.env['E2E_CERT_MANAGER']
+  return fromRunner !== undefined && fromRunner !== '' ? fromRunner : ensureCertManagerControllers()
+}
+
+/**
+ * Starts cert-manager's controllers and cainjector against `plane` as cluster admin (its chart
+ * grants it broad cluster-wide rights) and waits until their caches have synced. cert-manager's
+ * CRDs must be installed first.
+ */
+export async function startCertManager(
+  plane: ControlPlane,
+  binary: string,
+  options: { readonly namespace?: string } = {},
+): Promise<Managed> {
+  const port = await freePort()
+  const proc = startProcess(
+    'cert-manager',
+    binary,
+    [
+      `--kubeconfig=${plane.kubeconfig}`,
+      `--ready-address=127.0.0.1:${port}`,
+      ...(options.namespace === undefined ? [] : [`--namespace=${options.namespace}`]),
+      '-v=2', // cert-manager's info level: each issuance step is in the log
+    ],
+    { logFile: join(plane.dir, 'cert-manager.log') },
+  )
+  await waitFor(
+    'cert-manager /readyz',
+    async () =>
+      (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined,
+    { timeoutMs: 60_000, process: proc, intervalMs: 250 },
+  )
+  return proc
+}
+
+/**
+ * Writes `files` into `dir` the way the kubelet projects a Secret volume (its AtomicWriter): the
+ * files go into a fresh timestamped directory, a `..data` symlink is swapped to it with one
+ * rename, and each file is a symlink through `..data`, so a reader never sees half a new pair.
+ */
+export async function projectSecretVolume(
+  dir: string,
+  files: Readonly<Record<string, string | Buffer>>,
+): Promise<void> {
+  await mkdir(dir, { recursive: true })
+  const previous = await readlink(join(dir, '..data')).catch(() => undefined)
+  const stamp = new Date().toISOString().replace(/[-:]/g, '_').replace('T', '_').replace('Z', '')
+  const payload = `..${stamp}.${process.hrtime.bigint() % 1_000_000n}`
+  await mkdir(join(dir, payload))
+  for (const [name, content] of Object.entries(files))
+    await writeFile(join(dir, payload, name), content, { mode: 0o644 })
+  await symlink(payload, join(dir, '..data_tmp'))
+  await rename(join(dir, '..data_tmp'), join(dir, '..data'))
+  for (const name of Object.keys(files)) {
+    await symlink(join('..data', name), join(dir, name)).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    })
+  }
+  if (previous !== undefined && previous !== payload)
+    await rm(join(dir, previous), { recursive: true, force: true })
+}
+
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
+  process.stdout.write(`${await ensureCertManagerControllers()}\n`)
 }
