@@ -17,6 +17,7 @@ import type { ClientCaBundle } from './client-ca.ts'
 import { createMetrics } from '../metrics/metrics.ts'
 import type { Metrics } from '../metrics/metrics.ts'
 import { buildProbeApp } from './probes.ts'
+import { trackQuietConnections } from './quiet-connections.ts'
 import { Readiness } from './readiness.ts'
 import { errorCode, fileErrorReason, listenProblem, StartupProblem } from './startup-problem.ts'
 
@@ -216,6 +217,14 @@ async function startAdmissionListener(
   // Beyond this many sockets new connections are dropped: idle or trickling clients cannot
   // exhaust file descriptors and memory (the API server needs a handful per replica).
   tlsServer.maxConnections = MAX_CONNECTIONS
+
+  // Just before the listener stops accepting: connections with nothing in flight go at once
+  // (Node's own close keeps those that never sent a request until the drain timeout).
+  const closeQuietConnections = trackQuietConnections(tlsServer)
+  app.addHook('preClose', (done) => {
+    closeQuietConnections()
+    done()
+  })
 
   let draining = false
   app.addHook('onSend', async (_request, reply) => {

@@ -338,3 +338,59 @@ t.test('the cache-state and certificate metrics are what a scrape finds now', as
     'the not-after of the certificate being served',
   )
 })
+
+/** A TLS connection to the server, handshaken; `closed` resolves when the server ends it. */
+async function openConnection(port: number) {
+  const socket = await new Promise<tls.TLSSocket>((resolve, reject) => {
+    const opened = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      resolve(opened)
+    })
+    opened.once('error', reject)
+  })
+  let received = ''
+  socket.setEncoding('utf8')
+  socket.on('data', (chunk: string) => (received += chunk))
+  const closed = new Promise<string>((resolve) => socket.once('close', () => { resolve(received); }))
+  return { socket, closed }
+}
+
+t.test(
+  'the drain closes connections with nothing in flight at once, not at its timeout',
+  async (t) => {
+    const dir = t.testdir()
+    await writeDevCertificates(dir, await createDevCertificates({ hosts: ['127.0.0.1'] }))
+    const warnings: string[] = []
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) })
+    const server = await startServer(config(dir, { drainTimeoutMs: 60_000 }), {
+      admission: createAdmission({ view: new MemoryView() }),
+      view: new MemoryView(),
+      logger,
+    })
+    const port = Number(new URL(server.admissionUrl).port)
+    // Spare connections, as the API server's client opens them under load: nothing ever sent.
+    const spare = await Promise.all([1, 2, 3].map(() => openConnection(port)))
+    // And one review in flight: headers and part of the body sent before the drain.
+    const busy = await openConnection(port)
+    const body = JSON.stringify(review(runConfigMap()))
+    busy.socket.write(
+      `POST /mutate HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    )
+    const inFlight = async () =>
+      (await server.metrics.inFlight.get()).values.reduce((sum, sample) => sum + sample.value, 0)
+    t.equal(await eventually(inFlight, (count) => count === 1), 1, 'the review is in flight')
+
+    const closing = server.close()
+    await Promise.all(spare.map((connection) => connection.closed))
+    t.pass('the server closed the connections that never sent a request')
+    busy.socket.write(body.slice(10))
+    const answer = await busy.closed
+    t.match(answer, /^HTTP\/1\.1 200 /, 'the review in flight is still answered')
+    t.match(answer, /connection: close/i)
+    await closing
+    t.same(
+      warnings.filter((line) => line.includes('drain timeout')),
+      [],
+      'no connection had to be cut at the drain timeout',
+    )
+  },
+)
