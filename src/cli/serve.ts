@@ -177,18 +177,26 @@ async function connectCluster(
     throw kubeconfigError(named, kubeconfig, new Error('no current cluster'))
   }
   const api = new KubeApi(kubeConfig)
-  return { api, view: new KubeView({ api, logger }), server }
+  // The initial lists hold whole pages of untrimmed objects: the same peak as parsing files.
+  return { api, view: new KubeView({ api, logger, onSynced: releaseLoadingPeak }), server }
 }
 
 /** Reads the files object by object, keeping only the trimmed form (a low peak for large views). */
 async function trimmedView(paths: readonly string[]): Promise<MemoryView> {
   const view = new MemoryView()
   for await (const object of readObjects(paths)) view.put(trimmed(object))
-  // Parsing grows the heap to several times what stays live, and V8 keeps those pages until its
-  // memory reducer runs, which a busy server may never trigger. With `--expose-gc` (npm start and
-  // the image) one compacting collection, before the server reports ready, returns them.
-  globalThis.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+  releaseLoadingPeak()
   return view
+}
+
+/**
+ * Loading a view (parsing files, or the cluster's initial lists) grows the heap to several times
+ * what stays live, and V8 keeps those pages until its memory reducer runs, which a busy server
+ * may never trigger. With `--expose-gc` (npm start and the image) one compacting collection,
+ * before the server reports ready, returns them to the system.
+ */
+function releaseLoadingPeak(): void {
+  globalThis.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' })
 }
 
 function trimmed(object: KubeObject): KubeObject {

@@ -22,6 +22,8 @@ interface KubeViewOptions {
   readonly logger: Logger
   readonly resources?: readonly ViewResource[]
   readonly reflector?: ReflectorOptions
+  /** Called once, when every resource has been listed (before `isSynced()` is first true). */
+  readonly onSynced?: () => void
 }
 
 export class KubeView implements ClusterView {
@@ -38,9 +40,16 @@ export class KubeView implements ClusterView {
       [...resources, ...LIVE_ONLY_RESOURCES].map((resource) => [resource.kind, resource]),
     )
     const logger = options.logger.child({ component: 'cluster-view' })
+    const reflectorOptions: ReflectorOptions = {
+      ...options.reflector,
+      onSynced: () => {
+        options.reflector?.onSynced?.()
+        if (this.isSynced()) options.onSynced?.()
+      },
+    }
     this.#reflectors = resources.map(
       (resource) =>
-        new Reflector(options.api, resource, this.#storeFor(resource), logger, options.reflector),
+        new Reflector(options.api, resource, this.#storeFor(resource), logger, reflectorOptions),
     )
   }
 

@@ -30,6 +30,8 @@ export interface ReflectorOptions {
   readonly backoff?: Backoff
   /** Called after each failure, before the backoff wait (for metrics). */
   readonly onError?: (error: unknown) => void
+  /** Called once, when the first complete list has been stored. */
+  readonly onSynced?: () => void
 }
 
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 10_000 }
@@ -41,8 +43,9 @@ export class Reflector {
   readonly #resource: ViewResource
   readonly #store: ReflectorStore
   readonly #logger: Logger
-  readonly #options: Required<Omit<ReflectorOptions, 'onError'>>
+  readonly #options: Required<Omit<ReflectorOptions, 'onError' | 'onSynced'>>
   readonly #onError: (error: unknown) => void
+  readonly #onSynced: () => void
   readonly #abort = new AbortController()
   #resourceVersion = ''
   #synced = false
@@ -65,6 +68,7 @@ export class Reflector {
       backoff: options.backoff ?? DEFAULT_BACKOFF,
     }
     this.#onError = options.onError ?? (() => undefined)
+    this.#onSynced = options.onSynced ?? (() => undefined)
   }
 
   /** True once the first complete list has been stored. */
@@ -140,8 +144,10 @@ export class Reflector {
     } while (continueToken !== undefined)
     this.#store.replace(items)
     this.#resourceVersion = resourceVersion
-    if (!this.#synced) this.#logger.info({ objects: items.length }, 'synced')
+    if (this.#synced) return
     this.#synced = true
+    this.#logger.info({ objects: items.length }, 'synced')
+    this.#onSynced()
   }
 
   async #watch(): Promise<void> {
