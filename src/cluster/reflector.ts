@@ -89,7 +89,12 @@ export class Reflector {
     let failures = 0
     while (!this.#stopped()) {
       try {
-        if (this.#resourceVersion === '') await this.#list()
+        if (this.#resourceVersion === '') {
+          const stored = await this.#list()
+          // Here, not in #list: the list's pages are unreachable by now, so whatever onSynced
+          // does (a compacting collection, in serve) can free them.
+          if (!this.#synced) this.#markSynced(stored)
+        }
         await this.#watch()
         failures = 0
       } catch (error) {
@@ -115,7 +120,14 @@ export class Reflector {
     return this.#abort.signal.aborted
   }
 
-  async #list(): Promise<void> {
+  #markSynced(objects: number): void {
+    this.#synced = true
+    this.#logger.info({ objects }, 'synced')
+    this.#onSynced()
+  }
+
+  /** Lists every page and replaces the store's objects; returns how many it stored. */
+  async #list(): Promise<number> {
     const items: KubeObject[] = []
     let continueToken: string | undefined
     let resourceVersion: string
@@ -144,10 +156,7 @@ export class Reflector {
     } while (continueToken !== undefined)
     this.#store.replace(items)
     this.#resourceVersion = resourceVersion
-    if (this.#synced) return
-    this.#synced = true
-    this.#logger.info({ objects: items.length }, 'synced')
-    this.#onSynced()
+    return items.length
   }
 
   async #watch(): Promise<void> {
