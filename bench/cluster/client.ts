@@ -1,0 +1,146 @@
+/**
+ * A small, fast HTTPS client for the benchmark's own writes to the API server: HTTP/1.1 over
+ * keep-alive connections with the admin client certificate, JSON bodies, and a bounded pool that
+ * runs jobs closed-loop (each writer sends its next request when the last one answered). kubectl
+ * per write would measure process start-up, and client-node's object layer costs more CPU than
+ * the API server's answer on a two-core machine, so neither is used on the measured path.
+ */
+
+import { Agent, request } from 'node:https'
+import type { ControlPlane } from '../../test/e2e/harness/control-plane.ts'
+
+export interface ApiResponse {
+  readonly status: number
+  readonly body: string
+}
+
+export interface ApiClient {
+  /**
+   * One request; never throws on an HTTP status, only on a transport error or the deadline. A
+   * string body is sent as it is (already serialised), anything else as JSON.
+   */
+  send(method: string, path: string, body?: unknown, contentType?: string): Promise<ApiResponse>
+  close(): void
+}
+
+/** Every request ends by then: the API server answers writes in milliseconds, lists in seconds. */
+const REQUEST_TIMEOUT_MS = 60_000
+
+export function apiClient(plane: ControlPlane, maxSockets: number): ApiClient {
+  const url = new URL(plane.server)
+  const agent = new Agent({
+    keepAlive: true,
+    maxSockets,
+    maxFreeSockets: maxSockets,
+    ca: plane.pki.caPem,
+    cert: plane.pki.adminCertPem,
+    key: plane.pki.adminKeyPem,
+  })
+  return {
+    send(method, path, body, contentType = 'application/json') {
+      const payload =
+        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
+      return new Promise((resolve, reject) => {
+        const req = request(
+          {
+            agent,
+            host: url.hostname,
+            port: url.port,
+            method,
+            path,
+            timeout: REQUEST_TIMEOUT_MS,
+            headers: {
+              accept: 'application/json',
+              ...(payload === undefined
+                ? {}
+                : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
+            },
+          },
+          (response) => {
+            const chunks: Buffer[] = []
+            response.on('data', (chunk: Buffer) => chunks.push(chunk))
+            response.once('end', () => {
+              resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() })
+            })
+            response.once('error', reject)
+          },
+        )
+        req.once('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)))
+        req.once('error', reject)
+        req.end(payload)
+      })
+    },
+    close() {
+      agent.destroy()
+    },
+  }
+}
+
+/** The outcome of one pooled job: its latency and whether the API server accepted it. */
+export interface Sample {
+  readonly ms: number
+  readonly ok: boolean
+  /** HTTP status, or 0 for a transport error. */
+  readonly status: number
+  readonly message?: string
+}
+
+/**
+ * Runs `job(i)` for i in [0, count) on `concurrency` writers, closed loop, until all are done or
+ * `deadlineMs` has passed (then no new job starts). Returns every finished job's sample, in
+ * completion order, and the wall time.
+ */
+export async function runPool(
+  count: number,
+  concurrency: number,
+  deadlineMs: number,
+  job: (i: number) => Promise<ApiResponse>,
+): Promise<{ samples: Sample[]; wallMs: number }> {
+  const samples: Sample[] = []
+  const started = performance.now()
+  const stopAt = started + deadlineMs
+  let next = 0
+  const writer = async (): Promise<void> => {
+    while (next < count && performance.now() < stopAt) {
+      const i = next++
+      const begun = performance.now()
+      try {
+        const response = await job(i)
+        const ok = response.status >= 200 && response.status < 300
+        samples.push({
+          ms: performance.now() - begun,
+          ok,
+          status: response.status,
+          ...(ok ? {} : { message: statusMessage(response.body) }),
+        })
+      } catch (error) {
+        samples.push({
+          ms: performance.now() - begun,
+          ok: false,
+          status: 0,
+          message: error instanceof Error ? error.message : String(error),
+        })
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, writer))
+  return { samples, wallMs: performance.now() - started }
+}
+
+/** The message of a Kubernetes Status body, or the start of any other body. */
+function statusMessage(body: string): string {
+  try {
+    const status = JSON.parse(body) as { message?: unknown }
+    if (typeof status.message === 'string') return status.message.slice(0, 600)
+  } catch {
+    // not JSON
+  }
+  return body.slice(0, 300)
+}
+
+/** Throws with the API server's answer unless it is a 2xx. */
+export function must(response: ApiResponse, what: string): ApiResponse {
+  if (response.status < 200 || response.status >= 300)
+    throw new Error(`${what}: HTTP ${response.status}: ${response.body.slice(0, 500)}`)
+  return response
+}

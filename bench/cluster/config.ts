@@ -1,0 +1,55 @@
+/**
+ * What `npm run bench:cluster` measures and how much of it. `BENCH_QUICK=1` uses small views and
+ * few writes, for trying changes to the benchmark itself (its numbers are rough).
+ */
+
+const quick = process.env['BENCH_QUICK'] === '1'
+
+export const CLUSTER_CONFIG = {
+  quick,
+  /** MCPServers stored (each with its RunConfig ConfigMap), grown in this order. */
+  viewSizes: quick ? [300, 1_500] : [1_000, 10_000, 100_000],
+  /** The view size at which the write latencies are measured. */
+  latencyAt: quick ? 1_500 : 10_000,
+  /** Concurrency while storing the population through the API. */
+  populateConcurrency: 32,
+  /** `BENCH_POPULATE=api`: every size through the REST API (slow: see etcd.ts). */
+  populateVia: process.env['BENCH_POPULATE'] === 'api' ? 'api' : 'bulk',
+  /** Concurrent writers of the latency cells, and the writes per cell and round. */
+  latency: {
+    writers: [1, 32],
+    writes: quick ? { 1: 30, 32: 200 } : { 1: 250, 32: 1_000 },
+    /** Rounds, alternating without/with (ABBA): a drift of the machine falls on both. */
+    rounds: 2,
+    /** No cell runs longer than this, whatever the API server's pace. */
+    deadlineMs: 60_000,
+  },
+  /** The burst: this many proxy Deployments re-applied with this many requests in flight. */
+  burst: {
+    deployments: quick ? 200 : 1_000,
+    concurrency: 64,
+    rounds: quick ? 1 : 2,
+    deadlineMs: 120_000,
+  },
+  /** How often mcp-admission's RSS is read during a burst. */
+  rssSampleMs: 100,
+  /** mcp-admission must be ready by then (the goal at 100,000 servers is 30 s). */
+  readyLimitMs: 240_000,
+  /** The whole run is abandoned after this, and every child process with it. */
+  watchdogMs: 40 * 60_000,
+  /** Functions listed from a CPU profile. */
+  profileTop: 12,
+} as const
+
+/** The issue's goals (issue 19, item 3). */
+export const GOALS = {
+  /** Webhook-added latency at 32 writers, as a share of the write's own p50 and p99. */
+  addedP50Share: 0.3,
+  addedP99Share: 0.5,
+  /** Burst time with the webhooks ÷ without. */
+  burstRatio: 1.3,
+  /** RSS at ready, MiB, by view size. */
+  rssMiB: { 10_000: 120, 100_000: 400 } as Record<number, number>,
+  /** Start to ready, seconds, by view size. */
+  readySeconds: { 100_000: 30 } as Record<number, number>,
+} as const

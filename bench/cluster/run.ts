@@ -1,0 +1,293 @@
+/**
+ * `npm run bench:cluster`: mcp-admission through a real kube-apiserver. Builds dist/, starts etcd
+ * and kube-apiserver (the e2e suite's binaries and harness), stores growing populations of
+ * MCPServers and RunConfig ConfigMaps, and at each size starts the service as it ships and
+ * measures its start-up and memory and a burst of proxy Deployment re-applies with and without
+ * its webhooks; at one size, the latency of single writes at 1 and 32 writers. Prints the report
+ * and writes bench/results/cluster/ (cluster.json, report.txt, *.svg). See bench/README.md.
+ */
+
+import { execFileSync } from 'node:child_process'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { ensureBinaries } from '../../test/e2e/control-plane/binaries.ts'
+import {
+  installCrds,
+  installIdentity,
+  renderManifests,
+  serviceAccountKubeconfig,
+} from '../../test/e2e/harness/admission.ts'
+import { startControlPlane } from '../../test/e2e/harness/control-plane.ts'
+import { kubectlFor } from '../../test/e2e/harness/kubectl.ts'
+import { apiClient, must } from './client.ts'
+import { CLUSTER_CONFIG } from './config.ts'
+import { proxyDeployments } from './deployments.ts'
+import type { Context } from './measure.ts'
+import { measureBursts, measureLatency, webhookSwitch } from './measure.ts'
+import { startMeter } from './meter.ts'
+import type { CpuUse } from './meter.ts'
+import { createNamespaces, growPopulation, serverUids } from './population.ts'
+import type { PopulationStep } from './population.ts'
+import { clusterCharts } from './plots.ts'
+import { checkGoals, formatReport } from './report.ts'
+import type { BurstSummary, LatencyCell, ViewFacts } from './report.ts'
+import { profileLargest } from './profiling.ts'
+import type { Profiles } from './profiling.ts'
+import { holdReconcilerLease, startService } from './service.ts'
+import type { StartedService } from './service.ts'
+import { summariseServiceLog } from './service-log.ts'
+import { IndexRanges, runWrites } from './writers.ts'
+import type { WriteRun } from './writers.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const RESULTS = join(ROOT, 'bench/results/cluster')
+const config = CLUSTER_CONFIG
+const began = performance.now()
+const loadAtStart = loadavg()
+
+function progress(message: string): void {
+  const seconds = ((performance.now() - began) / 1000).toFixed(0).padStart(4)
+  process.stderr.write(`[${seconds} s] ${message}\n`)
+}
+
+// Whatever happens, nothing outlives the run: exiting kills every child the harness started.
+setTimeout(() => {
+  progress(`watchdog: still running after ${config.watchdogMs / 60_000} min, giving up`)
+  process.exit(2)
+}, config.watchdogMs).unref()
+
+function build(): void {
+  progress('building dist/ (tsc -p tsconfig.build.json)')
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: ROOT, stdio: 'inherit' },
+  )
+}
+
+/** Starts the service; also the API server's and its own CPU to ready. */
+async function started(
+  plane: Parameters<typeof startService>[0],
+  kubeconfig: string,
+): Promise<{ service: StartedService; cpu: CpuUse }> {
+  const meter = startMeter()
+  const service = await startService(plane, kubeconfig, config.readyLimitMs)
+  return { service, cpu: meter() }
+}
+
+async function main(): Promise<void> {
+  build()
+  const binaries = await ensureBinaries(undefined, progress)
+  process.env['E2E_KUBE_APISERVER'] = binaries.kubeApiserver
+  process.env['E2E_ETCD'] = binaries.etcd
+  progress(`starting etcd ${binaries.etcdVersion} and kube-apiserver ${binaries.kubeVersion}`)
+  const plane = await startControlPlane()
+  const api = apiClient(plane, Math.max(config.burst.concurrency, config.populateConcurrency))
+  const tmp = await mkdtemp(join(tmpdir(), 'mcp-admission-bench-cluster-'))
+  // Only this run's results: a quick run's logs must not sit beside a full run's figures.
+  await rm(RESULTS, { recursive: true, force: true })
+  await mkdir(RESULTS, { recursive: true })
+  try {
+    const kubectl = kubectlFor(plane.kubeconfig)
+    const manifests = await renderManifests(kubectl)
+    await installCrds(kubectl)
+    await installIdentity(kubectl, manifests)
+    const serviceKubeconfig = await serviceAccountKubeconfig(kubectl, plane)
+    const kubeVersion = (
+      JSON.parse(must(await api.send('GET', '/version'), 'version').body) as { gitVersion: string }
+    ).gitVersion
+    await createNamespaces(api)
+    await holdReconcilerLease(api)
+    const deployments = proxyDeployments()
+
+    const population: PopulationStep[] = []
+    const views: ViewFacts[] = []
+    const bursts: BurstSummary[] = []
+    const burstRuns: WriteRun[] = []
+    let latency: { runs: WriteRun[]; cells: LatencyCell[] } | undefined
+    const measurementCpu: CpuUse[] = []
+    const burstIndices = Array.from({ length: config.burst.deployments }, (_, i) => i)
+    let revision = 2
+    let uids = new Map<number, string>()
+    let stored = 0
+    for (const servers of config.viewSizes) {
+      progress(`storing ${servers.toLocaleString('en')} MCPServers and their RunConfig ConfigMaps`)
+      // The first size through the REST API; the rest in bulk (etcd.ts), unless asked otherwise.
+      const via = stored === 0 || config.populateVia === 'api' ? 'api' : 'etcd'
+      const step = await growPopulation(api, stored, servers, {
+        concurrency: config.populateConcurrency,
+        via,
+      })
+      population.push(step)
+      progress(
+        `  ${step.objects} objects ${via === 'api' ? 'through the API' : 'into etcd'} in ${step.seconds.toFixed(1)} s (${step.objectsPerSecond.toFixed(0)}/s)`,
+      )
+      // Stored servers keep their uids as the population grows: list them once, as far as needed.
+      const needed = Math.min(servers, Math.max(config.burst.deployments, config.latencyAt))
+      if (uids.size < needed) uids = await serverUids(api, needed)
+      if (stored === 0) {
+        // The burst's Deployments, as the operator wrote them before mcp-admission was installed.
+        const created = await runWrites(api, deployments, uids, {
+          operation: 'CREATE',
+          writers: config.burst.concurrency,
+          webhooks: false,
+          indices: burstIndices,
+          revision: 0,
+          deadlineMs: config.burst.deadlineMs,
+        })
+        if (created.failures > 0 || created.writes !== burstIndices.length)
+          throw new Error(
+            `creating the burst's Deployments failed: ${created.failureSamples.join('; ')}`,
+          )
+      }
+      stored = servers
+
+      progress(`starting mcp-admission with ${servers.toLocaleString('en')} servers stored`)
+      const { service, cpu } = await started(plane, serviceKubeconfig)
+      progress(
+        `  ready in ${(service.readyMs / 1000).toFixed(2)} s, RSS ${service.rssAtReadyMiB.toFixed(0)} MiB`,
+      )
+      try {
+        const context: Context = {
+          api,
+          kubectl,
+          manifests,
+          deployments,
+          uids,
+          admission: service.admission,
+          progress,
+        }
+        const setWebhooks = webhookSwitch(context, false)
+        const meter = startMeter()
+        if (servers === config.latencyAt) {
+          progress('latency: proxy Deployment CREATE and UPDATE, without and with the webhooks')
+          latency = await measureLatency(
+            context,
+            setWebhooks,
+            new IndexRanges(config.burst.deployments, servers),
+          )
+        }
+        progress(`burst: ${config.burst.deployments} proxy Deployments re-applied`)
+        const burst = await measureBursts(
+          context,
+          setWebhooks,
+          servers,
+          burstIndices,
+          service.pid,
+          revision,
+        )
+        revision += 100
+        measurementCpu.push(meter())
+        await setWebhooks(false)
+        bursts.push(burst.summary)
+        burstRuns.push(...burst.runs)
+        const facts = {
+          servers,
+          objects: population.reduce((sum, p) => sum + p.objects, 0),
+          readyMs: service.readyMs,
+          rssAtReadyMiB: service.rssAtReadyMiB,
+          startPeakMiB: service.startPeakMiB,
+          burstPeakMiB: burst.peakRssMiB,
+          heapUsedMiB: service.heapUsedMiB,
+          heapTotalMiB: service.heapTotalMiB,
+          externalMiB: service.externalMiB,
+          admissionCpuSeconds: cpu.byProcess['mcp-admission'] ?? Number.NaN,
+          apiServerCpuSeconds: cpu.byProcess['kube-apiserver'] ?? Number.NaN,
+        }
+        await service.admission.stop()
+        const log = await summariseServiceLog(
+          service.admission.process.logFile,
+          service.startedAtMs,
+          join(RESULTS, `mcp-admission-${servers}.log`),
+        )
+        views.push({ ...facts, log })
+      } finally {
+        await service.admission.stop()
+      }
+    }
+
+    // Where the time goes, when a goal is missed (always when quick, to keep the path working).
+    const goals = checkGoals(latency?.cells ?? [], bursts, views)
+    let profiles: Profiles | undefined
+    if (config.quick || goals.some((goal) => !goal.holds)) {
+      const servers = views.at(-1)!.servers
+      progress(
+        `profiling mcp-admission: start-up and a burst with ${servers.toLocaleString('en')} servers`,
+      )
+      profiles = await profileLargest(
+        plane,
+        serviceKubeconfig,
+        servers,
+        { api, kubectl, manifests, deployments, uids, progress },
+        { indices: burstIndices, revision: revision++ },
+        join(tmp, 'profile'),
+        RESULTS,
+      )
+    }
+
+    const seconds = (performance.now() - began) / 1000
+    const other = measurementCpu.map((c) => c.otherCores)
+    const header = [
+      `mcp-admission through a real API server, ${new Date().toISOString()}${config.quick ? ' (BENCH_QUICK: small views, rough numbers)' : ''}`,
+      `Kubernetes ${kubeVersion} (kube-apiserver and etcd ${binaries.etcdVersion}, built with ${binaries.goVersion}), Node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? '?'}); ${seconds.toFixed(0)} s in all`,
+      `Machine: load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} at start, ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} at end; ` +
+        `other processes used ${other.map((o) => o.toFixed(2)).join(', ')} cores during the measurements at each size`,
+      'Everything (etcd, kube-apiserver, mcp-admission, the writers) shares this machine: absolute times are its, ratios travel better.',
+    ]
+    const notes = [
+      'latencies are measured at the writer (keep-alive HTTPS, admin client certificate), closed loop; the rounds alternate without/with (ABBA).',
+      "the measured mcp-admission is a follower: a stand-in replica holds the reconciler's Lease, so no status is written during the run (see service.ts).",
+      "a 'with' UPDATE is re-mutated by the webhook (the operator's object lacks the stamps): each write is a real change in both phases.",
+      "the bench stops mcp-admission with --drain-timeout=2s: after the API server has called it, a drain often waits the whole timeout on a connection the API server keeps open, nothing in flight (a 'drain timeout' warning in its log; see service.ts).",
+    ]
+    const text = formatReport({
+      header,
+      population,
+      latency: latency?.cells ?? [],
+      latencyServers: config.latencyAt,
+      bursts,
+      burstConcurrency: config.burst.concurrency,
+      views,
+      goals,
+      ...(profiles ? { profiles } : {}),
+      notes,
+    })
+    await mkdir(RESULTS, { recursive: true })
+    await writeFile(join(RESULTS, 'report.txt'), text)
+    const json = {
+      date: new Date().toISOString(),
+      kubernetes: kubeVersion,
+      etcd: binaries.etcdVersion,
+      node: process.version,
+      cpus: availableParallelism(),
+      loadavg: { start: loadAtStart, end: loadavg() },
+      durationSeconds: seconds,
+      config,
+      goals,
+      population,
+      latency: latency?.cells ?? [],
+      bursts,
+      views,
+      profiles,
+      measurementCpu,
+      runs: [...(latency?.runs ?? []), ...burstRuns],
+    }
+    await writeFile(join(RESULTS, 'cluster.json'), JSON.stringify(json, null, 2) + '\n')
+    for (const [name, svg] of Object.entries(
+      clusterCharts(latency?.runs ?? [], config.latencyAt, views, bursts),
+    ))
+      await writeFile(join(RESULTS, name), svg)
+    process.stdout.write(text)
+    progress(`wrote ${RESULTS}/ (cluster.json, report.txt, *.svg)`)
+  } finally {
+    api.close()
+    await plane.stop()
+    await rm(tmp, { recursive: true, force: true })
+  }
+}
+
+await main()

@@ -1,0 +1,216 @@
+/**
+ * mcp-admission as it ships, run through the e2e harness (`node dist/main.js serve` with the
+ * service account's kubeconfig, so its view is read through the API server), with the Node flags
+ * of the image's entrypoint; when it became ready, its memory then and under load; and the
+ * webhook configurations switched on and off in front of it.
+ */
+
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { LEASE_NAME } from '../../src/reconciler/leader-election.ts'
+import {
+  SERVICE_NAMESPACE,
+  registerWebhooks,
+  startAdmission,
+} from '../../test/e2e/harness/admission.ts'
+import type { RunningAdmission, renderManifests } from '../../test/e2e/harness/admission.ts'
+import type { ControlPlane } from '../../test/e2e/harness/control-plane.ts'
+import { waitUntilWebhooksAreCalled } from '../../test/e2e/harness/environment.ts'
+import { mustKubectl } from '../../test/e2e/harness/kubectl.ts'
+import type { Kubectl } from '../../test/e2e/harness/kubectl.ts'
+import { waitFor } from '../../test/e2e/harness/processes.ts'
+import { memory } from '../proc.ts'
+import type { ApiClient } from './client.ts'
+import { must } from './client.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100
+const MiB = 2 ** 20
+
+type Manifests = Awaited<ReturnType<typeof renderManifests>>
+
+/** The Node flags of `npm start`, which are the image entrypoint's. */
+export function shippedNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string }
+  }
+  return pkg.scripts.start.split(' ').filter((word) => word.startsWith('--'))
+}
+
+/** Seconds since the process started, from the kernel's accounting (10 ms resolution). */
+function processAgeMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
+  const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0])
+  return (uptime - startTicks / CLOCK_TICKS) * 1000
+}
+
+export interface StartedService {
+  readonly admission: RunningAdmission
+  readonly pid: number
+  /** From process start to the first /readyz 200. */
+  readonly readyMs: number
+  /** When the process started, epoch ms (for reading its log's timestamps). */
+  readonly startedAtMs: number
+  readonly rssAtReadyMiB: number
+  /** The highest RSS before ready (VmHWM then): loading the view's pages. */
+  readonly startPeakMiB: number
+  /** V8 heap and external memory at ready, from the service's own /metrics. */
+  readonly heapUsedMiB: number
+  readonly heapTotalMiB: number
+  readonly externalMiB: number
+}
+
+/**
+ * Starts the service and waits for /readyz 200, polling every 20 ms once the probe port answers.
+ * `nodeFlags` are added to the shipped ones (e.g. `--cpu-prof`), `args` to `serve`'s.
+ */
+export async function startService(
+  plane: ControlPlane,
+  kubeconfig: string,
+  readyLimitMs: number,
+  nodeFlags: readonly string[] = [],
+  args: readonly string[] = [],
+): Promise<StartedService> {
+  // startAdmission passes this process's environment on: NODE_OPTIONS carries the flags.
+  const saved = process.env['NODE_OPTIONS']
+  process.env['NODE_OPTIONS'] = [...shippedNodeFlags(), ...nodeFlags].join(' ')
+  let admission: RunningAdmission
+  try {
+    // A short drain: after the API server has called it, SIGTERM often waits the whole drain
+    // timeout (20 s) with nothing in flight, beyond the harness's 10 s before SIGKILL (which would
+    // lose a --cpu-prof profile). Only shutdown is affected; nothing measured runs then.
+    const serveArgs = ['--log-level=info', '--drain-timeout=2s', ...args]
+    admission = await startAdmission(plane, kubeconfig, serveArgs, {
+      waitUntilReady: false,
+    })
+  } finally {
+    if (saved === undefined) delete process.env['NODE_OPTIONS']
+    else process.env['NODE_OPTIONS'] = saved
+  }
+  const pid = admission.process.child.pid
+  if (pid === undefined) throw new Error('mcp-admission has no pid')
+  try {
+    const readyMs = await waitFor(
+      'mcp-admission /readyz',
+      async () =>
+        (await admission.probe('/readyz')).status === 200 ? processAgeMs(pid) : undefined,
+      { timeoutMs: readyLimitMs, process: admission.process, intervalMs: 20 },
+    )
+    const startedAtMs = Date.now() - readyMs
+    const { rss, peak } = memory(pid)
+    const metric = async (name: string) => (await admission.metric(name)) / MiB
+    return {
+      admission,
+      pid,
+      readyMs,
+      startedAtMs,
+      rssAtReadyMiB: rss / MiB,
+      startPeakMiB: peak / MiB,
+      heapUsedMiB: await metric('nodejs_heap_size_used_bytes'),
+      heapTotalMiB: await metric('nodejs_heap_size_total_bytes'),
+      externalMiB: await metric('nodejs_external_memory_bytes'),
+    }
+  } catch (error) {
+    await admission.stop()
+    throw error
+  }
+}
+
+/** Reads `pid`'s RSS every `everyMs` until stopped; returns the highest, MiB. */
+export function sampleRss(pid: number, everyMs: number): () => number {
+  let highest = 0
+  const read = () => {
+    try {
+      highest = Math.max(highest, memory(pid).rss / MiB)
+    } catch {
+      // the process ended
+    }
+  }
+  read()
+  const timer = setInterval(read, everyMs)
+  return () => {
+    clearInterval(timer)
+    read()
+    return highest
+  }
+}
+
+/**
+ * A Lease held by a stand-in for the second replica, so the measured instance is a follower and
+ * its status reconciler stays idle. The bench stores no conditions (a status write per object
+ * would double the time to populate), so a leader would spend the run stamping every object:
+ * the first install's one-off cost, which would also load the API server under every figure.
+ */
+export async function holdReconcilerLease(api: ApiClient): Promise<void> {
+  const now = new Date().toISOString().replace(/Z$/, '000Z')
+  must(
+    await api.send('POST', `/apis/coordination.k8s.io/v1/namespaces/${SERVICE_NAMESPACE}/leases`, {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: LEASE_NAME, namespace: SERVICE_NAMESPACE },
+      spec: {
+        holderIdentity: 'bench-standby-replica',
+        leaseDurationSeconds: 3600,
+        acquireTime: now,
+        renewTime: now,
+      },
+    }),
+    'the stand-in Lease',
+  )
+}
+
+/** Registers the shipped webhook configurations in front of `admission` and waits for them. */
+export async function webhooksOn(
+  kubectl: Kubectl,
+  manifests: Manifests,
+  admission: RunningAdmission,
+  probeNamespace: string,
+): Promise<void> {
+  await registerWebhooks(kubectl, manifests, admission)
+  await waitUntilWebhooksAreCalled(kubectl, probeNamespace)
+}
+
+/** Removes them and waits until the API server no longer calls them. */
+export async function webhooksOff(kubectl: Kubectl, probeNamespace: string): Promise<void> {
+  await mustKubectl(kubectl, [
+    'delete',
+    '--ignore-not-found',
+    'mutatingwebhookconfiguration/mcp-admission',
+    'validatingwebhookconfiguration/mcp-admission',
+  ])
+  const probe = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'webhook-probe-runconfig',
+      namespace: probeNamespace,
+      labels: { 'toolhive.stacklok.io/component': 'run-config' },
+    },
+    data: { 'runconfig.json': '{}' },
+  })
+  await waitFor(
+    'the API server to stop calling the webhooks',
+    async () => {
+      const out = await mustKubectl(
+        kubectl,
+        ['create', '--dry-run=server', '-o', 'json', '-f', '-'],
+        probe,
+      )
+      const stored = JSON.parse(out) as { metadata: { annotations?: Record<string, string> } }
+      return stored.metadata.annotations?.['toolhive.stacklok.dev/content-checksum']
+        ? undefined
+        : true
+    },
+    { timeoutMs: 30_000, intervalMs: 250 },
+  )
+}
+
+/** The `.cpuprofile` a stopped `--cpu-prof` run left in `dir`. */
+export async function profileIn(dir: string): Promise<string | undefined> {
+  const files = (await readdir(dir).catch(() => [])).filter((f) => f.endsWith('.cpuprofile'))
+  return files.length > 0 ? join(dir, files.sort().at(-1)!) : undefined
+}
