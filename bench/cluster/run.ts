@@ -242,7 +242,6 @@ async function main(): Promise<void> {
       'latencies are measured at the writer (keep-alive HTTPS, admin client certificate), closed loop; the rounds alternate without/with (ABBA).',
       "the measured mcp-admission is a follower: a stand-in replica holds the reconciler's Lease, so no status is written during the run (see service.ts).",
       "a 'with' UPDATE is re-mutated by the webhook (the operator's object lacks the stamps): each write is a real change in both phases.",
-      "the bench stops mcp-admission with --drain-timeout=2s: after the API server has called it, a drain often waits the whole timeout on a connection the API server keeps open, nothing in flight (a 'drain timeout' warning in its log; see service.ts).",
     ]
     const text = formatReport({
       header,
