@@ -221,7 +221,12 @@ function abortReason(signal: AbortSignal): string {
 }
 
 function newAgent(protocol: string, tls: https.RequestOptions): http.Agent {
-  const common = { keepAlive: true, maxSockets: 16, maxFreeSockets: 4 }
+  // Each review of a proxy Deployment makes two live reads, and the API server sends reviews
+  // concurrently (a burst of operator writes: dozens); the watches hold a socket each for good.
+  // A pool smaller than that queued reads behind one another, and keeping only 4 idle sockets
+  // paid a TLS handshake again after every burst (bench:cluster, 32 writers: added p50 168 -> 126
+  // ms, p99 367 -> 198 ms). Idle sockets cost the API server little.
+  const common = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64 }
   if (protocol === 'http:') return new http.Agent(common)
   const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername } = tls
   return new https.Agent({
