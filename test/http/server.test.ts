@@ -350,7 +350,11 @@ async function openConnection(port: number) {
   let received = ''
   socket.setEncoding('utf8')
   socket.on('data', (chunk: string) => (received += chunk))
-  const closed = new Promise<string>((resolve) => socket.once('close', () => { resolve(received); }))
+  const closed = new Promise<string>((resolve) =>
+    socket.once('close', () => {
+      resolve(received)
+    }),
+  )
   return { socket, closed }
 }
 
