@@ -22,7 +22,10 @@ interface KubeViewOptions {
   readonly logger: Logger
   readonly resources?: readonly ViewResource[]
   readonly reflector?: ReflectorOptions
-  /** Called once, when every resource has been listed (before `isSynced()` is first true). */
+  /**
+   * Called once, when every resource has been listed: synchronously with `isSynced()` turning
+   * true, so it runs before any readiness check can see the view synced.
+   */
   readonly onSynced?: () => void
 }
 
