@@ -113,10 +113,19 @@ export async function writeDevCertificates(
 }
 
 /**
+ * Files that do not make a directory "someone else's": the repository's own `certs/README.md`
+ * (a fresh clone holds it) and hidden files such as `.gitkeep`.
+ */
+function isPlaceholder(name: string): boolean {
+  return name === 'README.md' || name.startsWith('.')
+}
+
+/**
  * Generates development certificates in `dir` unless a serving pair is already there. They are
  * written only into a directory that is missing (then created alone, mode 0700: a mistyped path
- * must not grow a tree) or empty, so no file of the user's is ever overwritten. A directory with
- * part of a pair, or other files, is a StartupProblem (setting `certDir`) saying what it holds.
+ * must not grow a tree) or empty but for placeholders (a README, hidden files), so no file of the
+ * user's is ever overwritten. A directory with part of a pair, or other files, is a
+ * StartupProblem (setting `certDir`) saying what it holds.
  */
 export async function ensureDevCertificates(dir: string): Promise<{ created: boolean }> {
   const entries = await readdir(dir).catch((error: unknown) => {
@@ -144,11 +153,11 @@ export async function ensureDevCertificates(dir: string): Promise<{ created: boo
         `has ${present.join(' and ')} but no ${missing.join(' or ')}`,
       )
     }
-    if (entries.length > 0) {
+    if (entries.some((entry) => !isPlaceholder(entry))) {
       throw new StartupProblem(
         'certDir',
         dir,
-        `holds other files but no ${pair.join(' or ')} (development certificates are generated only into a new or empty directory)`,
+        `holds other files but no ${pair.join(' or ')} (development certificates are generated only into a new directory, or one holding nothing but a README.md or hidden files)`,
       )
     }
   }

@@ -1,13 +1,18 @@
 /**
  * Development certificates for the embedded default: generated only into a missing directory
- * (created alone, mode 0700) or an empty one; a complete pair is used as it is; anything else is
- * a start-up problem and no file is written.
+ * (created alone, mode 0700), an empty one, or one holding only placeholders (the repository's
+ * own certs/README.md on a fresh clone); a complete pair is used as it is; anything else is a
+ * start-up problem and no file is written.
  */
 
+import { execFileSync } from 'node:child_process'
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { ensureDevCertificates } from '../../src/http/dev-certs.ts'
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url))
 
 const FILES = ['ca.crt', 'tls.crt', 'tls.key']
 
@@ -25,6 +30,28 @@ t.test('an empty directory is filled; a second start keeps the pair', async (t) 
   const cert = await readFile(join(dir, 'tls.crt'), 'utf8')
   t.same(await ensureDevCertificates(dir), { created: false })
   t.equal(await readFile(join(dir, 'tls.crt'), 'utf8'), cert, 'not regenerated')
+})
+
+t.test('placeholders alone do not stop generation, and are kept as they were', async (t) => {
+  // What a fresh clone holds in certs/ (git ls-files), then the other placeholders allowed.
+  const tracked = execFileSync('git', ['ls-files', 'certs'], { cwd: REPO, encoding: 'utf8' })
+    .split('\n')
+    .filter((path) => path !== '')
+    .map((path) => path.slice('certs/'.length))
+  const cases: Record<string, string>[] = [
+    Object.fromEntries(tracked.map((name) => [name, `tracked ${name}`])),
+    { 'README.md': 'notes' },
+    { '.gitkeep': '' },
+    { 'README.md': 'notes', '.keep': '' },
+  ]
+  for (const files of cases) {
+    const dir = t.testdir(files)
+    t.same(await ensureDevCertificates(dir), { created: true }, Object.keys(files).join(', '))
+    t.same((await readdir(dir)).sort(), [...FILES, ...Object.keys(files)].sort())
+    for (const [name, content] of Object.entries(files)) {
+      t.equal(await readFile(join(dir, name), 'utf8'), content, `${name} untouched`)
+    }
+  }
 })
 
 t.test('a pair of the user without ca.crt is used as it is', async (t) => {
@@ -56,13 +83,15 @@ t.test('part of a pair: a problem naming what is there and what is missing', asy
 })
 
 t.test('a directory of other files is not written into', async (t) => {
-  const dir = t.testdir({ 'notes.txt': 'mine' })
-  await t.rejects(ensureDevCertificates(dir), {
-    name: 'StartupProblem',
-    setting: 'certDir',
-    reason: /^holds other files but no tls\.crt or tls\.key/,
-  })
-  t.same(await readdir(dir), ['notes.txt'])
+  for (const files of [{ 'notes.txt': 'mine' }, { 'README.md': 'x', 'server.pem': 'mine' }]) {
+    const dir = t.testdir(files)
+    await t.rejects(ensureDevCertificates(dir), {
+      name: 'StartupProblem',
+      setting: 'certDir',
+      reason: /^holds other files but no tls\.crt or tls\.key/,
+    })
+    t.same((await readdir(dir)).sort(), Object.keys(files).sort())
+  }
 })
 
 t.test('a missing parent is not created', async (t) => {
