@@ -18,7 +18,6 @@ import { createAdmission } from '../src/admission/webhook.ts'
 import { MemoryView } from '../src/cluster/memory-view.ts'
 import { mutateRunConfigMap } from '../src/policy/content-checksum.ts'
 import type { KubeObject } from '../src/policy/kube.ts'
-import { podVolumesHash } from '../src/policy/pod-volumes.ts'
 import { mutateProxyDeployment } from '../src/policy/proxy-deployment.ts'
 import { ratchet } from '../src/policy/ratchet.ts'
 import { isRefused } from '../src/policy/result.ts'
@@ -105,12 +104,10 @@ async function policyPhases(
     const facts = await gatherProxyDeploymentFacts(requests[0]!, view)
     const results = objects.map((_, i) => mutated(mutateProxyDeployment(copy(i), facts)))
     const patches = objects.map((o, i) => diff(o, results[i]!))
-    const podSpecs = objects.map((o) => (o.spec as { template: { spec: unknown } }).template.spec)
     return [
       ['gather', (i) => gatherProxyDeploymentFacts(at(requests, i), view)],
       ['copy (cloneJson)', copy],
       ['policy (incl. copy)', (i) => mutateProxyDeployment(copy(i), facts)],
-      ['  of which podVolumesHash', (i) => podVolumesHash(at(podSpecs, i))],
       ['diff', (i) => diff(at(objects, i), at(results, i))],
       ['respond', (i) => patched(at(requests, i).uid, at(patches, i))],
     ]

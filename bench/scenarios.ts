@@ -30,8 +30,7 @@ export interface Scenario {
 export const SCENARIO_1_BYTES = 8 * 1024
 
 /**
- * Distinct precomputed objects of scenario 2 (its placeholder cannot sit in hashed content: the
- * stamped fingerprint would no longer match). Enough that a content-keyed cache in the policy
+ * Distinct precomputed objects of scenario 2, enough that a content-keyed cache in the policy
  * would not answer from memory, as for a stream of new Deployments.
  */
 export const SCENARIO_2_VARIANTS = 2048

@@ -10,7 +10,10 @@ export interface Route {
   readonly kind: string
   /** `''` for the main resource. */
   readonly subResource: string
-  /** The parent resource, for subresources whose kind is shared (Scale: deployments, statefulsets…). */
+  /**
+   * The REST resource the route answers (`request.resource.resource`); required for subresources,
+   * whose kind is shared (Scale: deployments, statefulsets…). Also the route's metric label.
+   */
   readonly resource?: string
   readonly operations: readonly Operation[]
   readonly handler: Handler
@@ -26,15 +29,15 @@ export class Router {
     }
   }
 
-  /** The handler for a request, or undefined when nothing applies (the request is allowed as is). */
-  find(webhook: WebhookName, request: AdmissionRequest): Handler | undefined {
+  /** The route for a request, or undefined when nothing applies (the request is allowed as is). */
+  find(webhook: WebhookName, request: AdmissionRequest): Route | undefined {
     const { group, kind } = request.kind
     const candidates = this.#routes.get(routeKey(webhook, group, kind, request.subResource ?? ''))
     return candidates?.find(
       (route) =>
         route.operations.includes(request.operation) &&
         (route.resource === undefined || route.resource === request.resource.resource),
-    )?.handler
+    )
   }
 }
 

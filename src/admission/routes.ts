@@ -22,6 +22,7 @@ export function productRoutes(): Route[] {
       group: '',
       kind: 'ConfigMap',
       subResource: '',
+      resource: 'configmaps',
       operations: ['CREATE', 'UPDATE'],
       handler: mutatingHandler(pureMutator(mutateRunConfigMap)),
     },
@@ -30,6 +31,7 @@ export function productRoutes(): Route[] {
       group: 'apps',
       kind: 'Deployment',
       subResource: '',
+      resource: 'deployments',
       operations: ['CREATE', 'UPDATE'],
       handler: mutatingHandler({
         gather: gatherProxyDeploymentFacts,

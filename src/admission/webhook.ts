@@ -18,6 +18,8 @@ export type ReviewOutcome =
       readonly ok: true
       readonly review: AdmissionReviewResponse
       readonly request?: AdmissionRequest
+      /** The route that answered, when one did (otherwise the request was allowed as it is). */
+      readonly route?: Route
       /** Set when a policy threw: the verdict is a 500 and the caller should log this. */
       readonly error?: unknown
     }
@@ -51,11 +53,11 @@ export function createAdmission({ view, routes = productRoutes() }: AdmissionOpt
         }
       }
       const { apiVersion, request } = decoded.review
-      const handler = router.find(webhook, request)
-      if (!handler) return { ok: true, review: toReview(apiVersion, allowed(request.uid)), request }
+      const route = router.find(webhook, request)
+      if (!route) return { ok: true, review: toReview(apiVersion, allowed(request.uid)), request }
       try {
-        const response = await handler(request, context)
-        return { ok: true, review: toReview(apiVersion, response), request }
+        const response = await route.handler(request, context)
+        return { ok: true, review: toReview(apiVersion, response), request, route }
       } catch (error) {
         // A live read that failed is not a bug: say in-band what could not be read (the writer
         // retries) instead of deciding from a cache that may be stale (DESIGN §4.2).
@@ -64,13 +66,14 @@ export function createAdmission({ view, routes = productRoutes() }: AdmissionOpt
             ok: true,
             review: toReview(apiVersion, errored(request.uid, 503, error.message)),
             request,
+            route,
           }
         // Nesting too deep for a recursive step (the JSON Patch diff) is the request's doing: a
         // 400 the client can act on, not an internal error. The API server never sends such objects.
         const response = isStackOverflow(error)
           ? errored(request.uid, 400, 'the object is nested too deeply to admit')
           : errored(request.uid, 500, `internal error while admitting: ${describe(error)}`)
-        return { ok: true, review: toReview(apiVersion, response), request, error }
+        return { ok: true, review: toReview(apiVersion, response), request, route, error }
       }
     },
   }

@@ -12,6 +12,7 @@ export interface Metrics {
   readonly latency: Histogram<'webhook'>
   readonly requests: Counter<'webhook' | 'code'>
   readonly inFlight: Gauge<'webhook'>
+  readonly mutations: Counter<'resource' | 'changed' | 'writer'>
   readonly certificateNotAfter: Gauge
   readonly certificateReloads: Counter<'result'>
   readonly viewSynced: Gauge
@@ -50,6 +51,12 @@ export function createMetrics(): Metrics {
       name: 'controller_runtime_webhook_requests_in_flight',
       help: 'Current number of admission requests being served.',
       labelNames: ['webhook'],
+      registers: [registry],
+    }),
+    mutations: new Counter({
+      name: 'mcp_admission_mutations_total',
+      help: 'Mutating reviews admitted, by resource, whether the patch was not empty, and whether the writer was the ToolHive operator\'s service account. changed="true" with writer="operator" means the webhook rewrote what the operator wrote: it should stay 0.',
+      labelNames: ['resource', 'changed', 'writer'],
       registers: [registry],
     }),
     certificateNotAfter: new Gauge({

@@ -7,7 +7,6 @@ export const ANNOTATIONS = {
   contentChecksum: 'toolhive.stacklok.dev/content-checksum',
   runConfigChecksum: 'toolhive.stacklok.dev/runconfig-checksum',
   mcpServerGeneration: 'toolhive.stacklok.dev/mcpserver-generation',
-  podVolumesHash: 'toolhive.stacklok.io/podvolumes-hash',
 } as const
 
 /**

@@ -1,8 +1,15 @@
 /**
- * DESIGN §4.2–§4.3: the invariants of a proxy Deployment, whoever writes it. Each rule touches
- * only its own paths and only when the value differs, so an object that already holds them
- * yields no patch, and nothing else (Deployment labels, other env entries, replicas beyond the
- * stdio cap) is ever changed: an operator that compares those fields would otherwise fight us.
+ * DESIGN §4.2: the invariants of a proxy Deployment, whoever writes it. Each rule touches only its
+ * own paths and only when the value differs, so an object that already holds them yields no
+ * patch, and nothing else (Deployment labels and annotations, other pod-template keys, other env
+ * entries, replicas beyond the stdio cap) is ever changed. Every value written is one the
+ * operator computes identically from the same inputs (DESIGN §4): a Deployment a current operator
+ * wrote is admitted untouched, and the webhook acts only where someone broke an invariant.
+ *
+ * Not written, on purpose: the owner's `podTemplateMetadataOverrides` (the operator applies them
+ * with its own keys winning; re-applying them here replaced the operator's computed keys, such
+ * as `toolhive.stacklok.dev/authserver-ca-checksum`) and `toolhive.stacklok.io/podvolumes-hash`
+ * (the operator's own hash since v0.47; any other value makes it rewrite the Deployment forever).
  */
 
 import { effectiveContentChecksum } from './content-checksum.ts'
@@ -10,7 +17,6 @@ import { setGenerationEnv } from './generation-env.ts'
 import { isRecord, setOwn, stringMap } from './kube.ts'
 import type { JsonObject, KubeObject } from './kube.ts'
 import { ANNOTATIONS, runConfigMapName } from './names.ts'
-import { podVolumesHash } from './pod-volumes.ts'
 import { capStdioReplicas, isSameOwner, proxyOwnerOf } from './proxy-owner.ts'
 import type { ProxyOwner } from './proxy-owner.ts'
 import type { MutationResult } from './result.ts'
@@ -25,15 +31,6 @@ export interface ProxyDeploymentFacts {
 }
 
 const TERMINATION_GRACE_PERIOD_SECONDS = 30
-
-/** Labels the operator sets for selection (DESIGN §3); an override never replaces them. */
-const OPERATOR_LABELS = [
-  'app',
-  'app.kubernetes.io/name',
-  'app.kubernetes.io/instance',
-  'toolhive',
-  'toolhive-name',
-]
 
 /** Applies every proxy Deployment invariant to `deployment` (a private copy it may change). */
 export function mutateProxyDeployment(
@@ -54,7 +51,8 @@ export function mutateProxyDeployment(
       `${reference.kind} ${reference.name} not found: RunConfig checksum and generation not stamped`,
     )
 
-  if (owner) applyOverrides(template, owner, spec)
+  // The checksum and generation are stamped over whatever else wrote those keys (an override
+  // naming them, a stale write): they are the invariants, and the operator computes the same.
   if (owner) {
     const checksum = facts.runConfigMap ? effectiveContentChecksum(facts.runConfigMap) : undefined
     if (checksum !== undefined)
@@ -84,42 +82,7 @@ export function mutateProxyDeployment(
   ) {
     template.spec.terminationGracePeriodSeconds = TERMINATION_GRACE_PERIOD_SECONDS
   }
-  // On the Deployment, not the pod template, so the fingerprint alone never rolls pods.
-  setIn(
-    deployment,
-    ['metadata', 'annotations'],
-    ANNOTATIONS.podVolumesHash,
-    podVolumesHash(template.spec),
-  )
   return { object: deployment, warnings }
-}
-
-/**
- * The owner's pod-template overrides (MCPServer and MCPRemoteProxy), merged under the keys this
- * webhook manages: the checksum and generation are set after, and selection labels are kept.
- */
-function applyOverrides(template: JsonObject, owner: KubeObject, deploymentSpec: JsonObject): void {
-  const overrides = podTemplateOverrides(owner)
-  if (!overrides) return
-  const managed = new Set<string>([ANNOTATIONS.runConfigChecksum, ANNOTATIONS.mcpServerGeneration])
-  for (const [key, value] of Object.entries(stringMap(overrides.annotations) ?? {})) {
-    if (!managed.has(key)) setIn(template, ['metadata', 'annotations'], key, value)
-  }
-  const selector = isRecord(deploymentSpec.selector)
-    ? stringMap(deploymentSpec.selector.matchLabels)
-    : undefined
-  const protectedLabels = new Set([...OPERATOR_LABELS, ...Object.keys(selector ?? {})])
-  for (const [key, value] of Object.entries(stringMap(overrides.labels) ?? {})) {
-    if (!protectedLabels.has(key)) setIn(template, ['metadata', 'labels'], key, value)
-  }
-}
-
-function podTemplateOverrides(owner: KubeObject): JsonObject | undefined {
-  if (owner.kind === 'VirtualMCPServer' || !isRecord(owner.spec)) return undefined
-  const resourceOverrides = owner.spec.resourceOverrides
-  const proxy = isRecord(resourceOverrides) ? resourceOverrides.proxyDeployment : undefined
-  const overrides = isRecord(proxy) ? proxy.podTemplateMetadataOverrides : undefined
-  return isRecord(overrides) ? overrides : undefined
 }
 
 /** The owner's generation, but never below what the stored Deployment holds for the same owner. */

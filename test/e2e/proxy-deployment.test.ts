@@ -1,13 +1,13 @@
 /**
- * Proxy Deployment mutation through the real API server (DESIGN §4.2–§4.3): the checksum,
- * generation and overrides in the stored pod template, no churn on re-submission, fresh values
- * right after the owner changes, the stdio cap on create and on `kubectl scale`, and the volumes
- * fingerprint computed from what was submitted.
+ * Proxy Deployment mutation through the real API server (DESIGN §4.2–§4.3): the checksum and
+ * generation in the stored pod template over whatever a writer put there, every other key as
+ * written (overrides are the operator's to apply), no churn on re-submission, fresh values right
+ * after the owner changes, the stdio cap on create and on `kubectl scale`, and the operator's
+ * pod volumes hash passed through untouched.
  */
 
 import t from 'tap'
 import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
-import { podVolumesHash } from '../../src/policy/pod-volumes.ts'
 import { proxyDeployment, runConfigFor, workload } from '../helpers/proxy.ts'
 import { startEnvironment } from './harness/environment.ts'
 import { mustKubectl } from './harness/kubectl.ts'
@@ -16,6 +16,7 @@ type Any = Record<string, any>
 const CHECKSUM = 'toolhive.stacklok.dev/runconfig-checksum'
 const GENERATION = 'toolhive.stacklok.dev/mcpserver-generation'
 const VOLUMES_HASH = 'toolhive.stacklok.io/podvolumes-hash'
+const CA_CHECKSUM = 'toolhive.stacklok.dev/authserver-ca-checksum'
 
 const env = await startEnvironment(t)
 const { kubectl } = env
@@ -59,12 +60,12 @@ function deploymentFor(stored: Any, options: Parameters<typeof proxyDeployment>[
 }
 
 t.test(
-  'the stored pod template holds the checksum, the generation and the overrides',
+  'the stored pod template holds the checksum and generation; every other key as written',
   async (t) => {
     const ns = await env.namespace()
-    const vault = {
+    const overrides = {
       'vault.hashicorp.com/agent-inject': 'true',
-      'vault.hashicorp.com/role': 'mcp',
+      [CA_CHECKSUM]: 'user-set',
       // A user override may not replace the managed keys.
       [CHECKSUM]: 'user-set',
     }
@@ -72,23 +73,31 @@ t.test(
       transport: 'streamable-http',
       resourceOverrides: {
         proxyDeployment: {
-          podTemplateMetadataOverrides: { annotations: vault, labels: { team: 'blue' } },
+          podTemplateMetadataOverrides: { annotations: overrides, labels: { team: 'blue' } },
         },
       },
     })
-    await mustKubectl(kubectl, ['create', '-f', '-'], JSON.stringify(deploymentFor(server)))
+    // As an operator that let the override win would write it, beside its own CA checksum.
+    const written = {
+      'vault.hashicorp.com/agent-inject': 'true',
+      [CA_CHECKSUM]: 'operator-ca',
+      [CHECKSUM]: 'user-set',
+    }
+    await mustKubectl(
+      kubectl,
+      ['create', '-f', '-'],
+      JSON.stringify(deploymentFor(server, { podAnnotations: written })),
+    )
     const stored = await get('deployment', 'demo', ns)
     const annotations = stored['spec'].template.metadata.annotations as Record<string, string>
     const map = await get('configmap', 'demo-runconfig', ns)
-    t.equal(
-      annotations[CHECKSUM],
-      effectiveContentChecksum(map),
-      'the ConfigMap checksum, not the override',
-    )
-    t.equal(annotations[GENERATION], '1')
-    t.equal(annotations['vault.hashicorp.com/agent-inject'], 'true')
-    t.equal(annotations['vault.hashicorp.com/role'], 'mcp')
-    t.equal(stored['spec'].template.metadata.labels.team, 'blue')
+    t.same(annotations, {
+      'vault.hashicorp.com/agent-inject': 'true',
+      [CA_CHECKSUM]: 'operator-ca',
+      [CHECKSUM]: effectiveContentChecksum(map),
+      [GENERATION]: '1',
+    })
+    t.notOk('team' in stored['spec'].template.metadata.labels, 'no override label added')
     t.equal(stored['spec'].template.spec.terminationGracePeriodSeconds, 30)
   },
 )
@@ -227,47 +236,28 @@ t.test('stdio proxies are capped at one replica, on create and on kubectl scale'
   t.equal((await get('deployment', 'http', ns))['spec'].replicas, 5)
 })
 
-t.test(
-  'the stored volumes hash equals the one computed offline from the submitted object',
-  async (t) => {
-    const ns = await env.namespace()
-    const server = await createServer(ns, 'vols', { transport: 'sse' })
-    const volumes = [
-      {
-        name: 'config',
-        configMap: {
-          name: 'vols-runconfig',
-          items: [{ key: 'runconfig.json', path: 'runconfig.json' }],
-        },
-      },
-      { name: 'scratch', emptyDir: { sizeLimit: '1024Mi' } },
-      {
-        name: 'token',
-        projected: { sources: [{ serviceAccountToken: { path: 'token', audience: 'mcp' } }] },
-      },
-      { name: 'creds', secret: { secretName: 'creds' } },
-      {
-        name: 'pod',
-        downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] },
-      },
-    ]
-    const deployment = deploymentFor(server, { volumes })
-    deployment['spec'].template.spec.containers[0].volumeMounts = [
-      { name: 'config', mountPath: '/etc/runconfig', readOnly: true },
-      { name: 'scratch', mountPath: '/tmp' },
-      { name: 'token', mountPath: '/var/run/token' },
-    ]
-    const offline = podVolumesHash(structuredClone(deployment['spec'].template.spec))
-    await mustKubectl(kubectl, ['create', '-f', '-'], JSON.stringify(deployment))
-    const stored = await get('deployment', 'vols', ns)
-    t.equal(stored['metadata'].annotations[VOLUMES_HASH], offline)
-    // The API server defaulted what was submitted (modes, medium…), and the hash did not move.
-    t.equal(stored['spec'].template.spec.volumes[0].configMap.defaultMode, 420)
-    t.equal(podVolumesHash(stored['spec'].template.spec), offline)
-    t.same(
-      Object.keys(stored['metadata'].labels).sort(),
-      Object.keys(deployment['metadata'].labels).sort(),
-      'no Deployment label added',
-    )
-  },
-)
+t.test("the operator's pod volumes hash passes through CREATE and UPDATE", async (t) => {
+  const ns = await env.namespace()
+  const server = await createServer(ns, 'vols', { transport: 'sse' })
+  const volumes = [{ name: 'config', configMap: { name: 'vols-runconfig' } }]
+  const deployment = deploymentFor(server, { volumes })
+  deployment['metadata'].annotations = { [VOLUMES_HASH]: 'e0badf61' }
+  await mustKubectl(kubectl, ['create', '-f', '-'], JSON.stringify(deployment))
+  const created = await get('deployment', 'vols', ns)
+  t.same(created['metadata'].annotations, { [VOLUMES_HASH]: 'e0badf61' }, 'CREATE: as written')
+
+  created['metadata'].annotations = { [VOLUMES_HASH]: '9792a0fe' }
+  await mustKubectl(kubectl, ['replace', '-f', '-'], JSON.stringify(created))
+  const updated = await get('deployment', 'vols', ns)
+  t.same(updated['metadata'].annotations, { [VOLUMES_HASH]: '9792a0fe' }, 'UPDATE: as written')
+
+  delete updated['metadata'].annotations
+  await mustKubectl(kubectl, ['replace', '-f', '-'], JSON.stringify(updated))
+  const removed = await get('deployment', 'vols', ns)
+  t.equal(removed['metadata'].annotations, undefined, 'UPDATE without it: not added back')
+  t.same(
+    Object.keys(removed['metadata'].labels).sort(),
+    Object.keys(deployment['metadata'].labels).sort(),
+    'no Deployment label added',
+  )
+})

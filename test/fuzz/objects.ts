@@ -10,7 +10,6 @@ import { setOwn } from '../../src/policy/kube.ts'
 import type { JsonObject, KubeObject } from '../../src/policy/kube.ts'
 import { TOOLHIVE_GROUP, WORKLOAD_KINDS } from '../../src/policy/kinds.ts'
 import { ANNOTATIONS, RUNCONFIG_COMPONENT_LABEL } from '../../src/policy/names.ts'
-import { KNOWN_VOLUME_SOURCES } from '../../src/policy/pod-volumes.ts'
 import { GENERATION_ENV, generationEnvEntry } from '../../src/policy/generation-env.ts'
 import { wire } from './wire.ts'
 
@@ -266,7 +265,40 @@ const ownerReference = obj({
   blockOwnerDeletion: field(fc.boolean()),
 })
 
-// Pod volumes: every known source, with fields from every source's vocabulary.
+// Pod volumes: the core/v1 VolumeSource members, with fields from their vocabulary. The webhook
+// never reads them (DESIGN §4.3); they are here so proxy Deployments look like real ones.
+const KNOWN_VOLUME_SOURCES = [
+  'hostPath',
+  'emptyDir',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'gitRepo',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'persistentVolumeClaim',
+  'rbd',
+  'flexVolume',
+  'cinder',
+  'cephfs',
+  'flocker',
+  'downwardAPI',
+  'fc',
+  'azureFile',
+  'configMap',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'projected',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
+  'csi',
+  'ephemeral',
+  'image',
+] as const
 const VOLUME_FIELDS = [
   'name',
   'items',

@@ -3,10 +3,8 @@
  * number of inputs (the properties are in policy-properties.ts; `npm run fuzz` runs them longer).
  */
 
-import { createHash } from 'node:crypto'
 import t from 'tap'
 import { trimForView } from '../../src/cluster/trim.ts'
-import { podVolumesCanonical, podVolumesHash } from '../../src/policy/pod-volumes.ts'
 import { POLICY_PROPERTIES } from './policy-properties.ts'
 import { TEST_SEED, runProperty } from './property.ts'
 
@@ -29,14 +27,4 @@ t.test('trimForView is idempotent for ConfigMaps whose checksum cannot be comput
   }
   const once = trimForView('ConfigMap', object)
   t.same(trimForView('ConfigMap', once), once, 'trimming again changes nothing')
-})
-
-t.test('podVolumesHash is SHA-256 of the canonical form whatever was hashed before', async (t) => {
-  const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex')
-  const mounts = [{ name: 'v', mountPath: '/x' }]
-  const record = { containers: [{ name: 'c', volumeMounts: mounts, volumeDevices: null }] }
-  const array = { containers: [['c', mounts, null]] }
-  t.not(podVolumesCanonical(record), podVolumesCanonical(array), 'the canonical forms differ')
-  podVolumesHash(record)
-  t.equal(podVolumesHash(array), sha256(podVolumesCanonical(array)), 'the hash of the second')
 })

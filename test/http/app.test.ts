@@ -173,6 +173,41 @@ t.test('controller-runtime metrics count requests by webhook and code', async (t
   t.match(text, /controller_runtime_webhook_requests_in_flight\{webhook="\/mutate"\} 0/)
 })
 
+t.test(
+  'mcp_admission_mutations_total: by resource, changed, and the operator as writer',
+  async (t) => {
+    const { app, metrics } = testApp()
+    const operator = { username: 'system:serviceaccount:toolhive-system:toolhive-operator' }
+    const send = async (object: ReturnType<typeof runConfigMap>, userInfo: unknown, uid = 'u') => {
+      const body = review(object, { uid }) as unknown as { request: Record<string, unknown> }
+      body.request['userInfo'] = userInfo
+      await app.inject({ method: 'POST', url: '/mutate', headers: json, payload: body })
+    }
+    const stamped = runConfigMap({ annotations: { 'toolhive.stacklok.dev/content-checksum': '' } })
+    await send(runConfigMap(), operator) // patched: the checksum is missing
+    await send(runConfigMap(), { username: 'kubernetes-admin' })
+    await send(runConfigMap(), { username: 'kubernetes-admin' })
+    // Not a RunConfig ConfigMap: routed, admitted, nothing to change.
+    await send({ ...runConfigMap(), metadata: { name: 'plain', namespace: 'default' } }, operator)
+    await send(stamped, { username: 'system:serviceaccount:toolhive-system:default' })
+    // Hostile resource names do not become labels: the request is not routed, so not counted.
+    const odd = review(runConfigMap()) as unknown as { request: { resource: { resource: string } } }
+    odd.request.resource.resource = 'made-up'
+    await app.inject({ method: 'POST', url: '/mutate', headers: json, payload: odd })
+    // The validating webhook is not counted.
+    await app.inject({ method: 'POST', url: '/validate', headers: json, payload: review(stamped) })
+
+    const text = await metrics.registry.metrics()
+    const series = (labels: string) =>
+      Number(new RegExp(`mcp_admission_mutations_total\\{${labels}\\} (\\d+)`).exec(text)?.[1])
+    t.equal(series('resource="configmaps",changed="true",writer="operator"'), 1)
+    t.equal(series('resource="configmaps",changed="true",writer="other"'), 3)
+    t.equal(series('resource="configmaps",changed="false",writer="operator"'), 1)
+    t.notMatch(text, /made-up/)
+    t.equal(text.match(/^mcp_admission_mutations_total\{/gm)?.length, 3, 'no other series')
+  },
+)
+
 t.test('logs carry uid, kind, namespace, name and operation, never the object', async (t) => {
   const { app, logLines } = testApp()
   await app.inject({

@@ -3,7 +3,6 @@ import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
 import { GENERATION_ENV, generationEnvEntry } from '../../src/policy/generation-env.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
-import { podVolumesHash } from '../../src/policy/pod-volumes.ts'
 import { mutateProxyDeployment } from '../../src/policy/proxy-deployment.ts'
 import type { ProxyDeploymentFacts } from '../../src/policy/proxy-deployment.ts'
 import { isRefused } from '../../src/policy/result.ts'
@@ -27,9 +26,10 @@ const envOf = (object: Any, container = 0) =>
   object.spec.template.spec.containers[container].env as unknown[]
 
 t.test(
-  'an MCPServer proxy gets checksum, generation, env entry, grace period and volumes hash',
+  'an MCPServer proxy gets checksum, generation, env entry and grace period, nothing else',
   async (t) => {
-    const { object, warnings } = mutate(proxyDeployment('MCPServer', 'demo'), facts)
+    const deployment = proxyDeployment('MCPServer', 'demo')
+    const { object, warnings } = mutate(deployment, facts)
     t.same(podAnnotations(object), {
       [ANNOTATIONS.runConfigChecksum]: checksum,
       [ANNOTATIONS.mcpServerGeneration]: '4',
@@ -45,10 +45,7 @@ t.test(
       },
     })
     t.equal(object.spec.template.spec.terminationGracePeriodSeconds, 30)
-    t.equal(
-      object.metadata.annotations[ANNOTATIONS.podVolumesHash],
-      podVolumesHash(object.spec.template.spec),
-    )
+    t.same(object.metadata, deployment.metadata, 'the Deployment metadata is untouched')
     t.same(warnings, [])
   },
 )
@@ -69,78 +66,95 @@ t.test('every other pod-template annotation is kept', async (t) => {
   )
 })
 
-t.test(
-  'owner overrides are merged, but never over the managed keys or the selection labels',
-  async (t) => {
-    const owner = workload('MCPServer', 'demo', {
-      generation: 4,
-      spec: {
-        resourceOverrides: {
-          proxyDeployment: {
-            podTemplateMetadataOverrides: {
-              annotations: {
-                'vault.hashicorp.com/agent-inject': 'true',
-                [ANNOTATIONS.runConfigChecksum]: 'user-value',
-                [ANNOTATIONS.mcpServerGeneration]: '999',
-              },
-              labels: { team: 'blue', app: 'hijacked', 'toolhive-name': 'other' },
+/** Keys the operator computes itself (DESIGN §4.2–§4.3): the webhook never writes them. */
+const VOLUMES_HASH = 'toolhive.stacklok.io/podvolumes-hash'
+const CA_CHECKSUM = 'toolhive.stacklok.dev/authserver-ca-checksum'
+const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt'
+
+/** An owner whose overrides name every key that matters here. */
+function overridingOwner(kind: 'MCPServer' | 'MCPRemoteProxy' | 'VirtualMCPServer') {
+  return workload(kind, 'demo', {
+    generation: 4,
+    spec: {
+      resourceOverrides: {
+        proxyDeployment: {
+          podTemplateMetadataOverrides: {
+            annotations: {
+              'vault.hashicorp.com/agent-inject': 'true',
+              [CA_CHECKSUM]: 'user-value',
+              [RESTARTED_AT]: 'user-value',
+              [ANNOTATIONS.runConfigChecksum]: 'user-value',
+              [ANNOTATIONS.mcpServerGeneration]: '999',
             },
+            labels: { team: 'blue', app: 'hijacked' },
           },
         },
       },
-    })
-    const { object } = mutate(proxyDeployment('MCPServer', 'demo'), { ...facts, owner })
-    t.same(podAnnotations(object), {
-      'vault.hashicorp.com/agent-inject': 'true',
-      [ANNOTATIONS.runConfigChecksum]: checksum,
-      [ANNOTATIONS.mcpServerGeneration]: '4',
-    })
-    t.match(object.spec.template.metadata.labels, {
-      team: 'blue',
-      app: 'mcpserver',
-      'toolhive-name': 'demo',
-    })
-  },
-)
-
-t.test('MCPRemoteProxy gets checksum and overrides, no generation or env', async (t) => {
-  const owner = workload('MCPRemoteProxy', 'remote', {
-    spec: {
-      resourceOverrides: {
-        proxyDeployment: { podTemplateMetadataOverrides: { annotations: { a: 'b' } } },
-      },
     },
   })
-  const map = runConfigFor('MCPRemoteProxy', 'remote')
-  const { object } = mutate(proxyDeployment('MCPRemoteProxy', 'remote', { replicas: 3 }), {
-    owner,
-    runConfigMap: map,
-    stored: undefined,
-  })
-  t.same(podAnnotations(object), {
-    a: 'b',
-    [ANNOTATIONS.runConfigChecksum]: effectiveContentChecksum(map),
-  })
-  t.equal(envOf(object), undefined)
-  t.equal(object.spec.replicas, 3, 'no stdio cap for proxies')
+}
+
+t.test("overrides are the operator's to apply: the webhook never applies them again", async (t) => {
+  for (const kind of ['MCPServer', 'MCPRemoteProxy', 'VirtualMCPServer'] as const) {
+    const operatorKeys = { [CA_CHECKSUM]: 'operator-ca', [RESTARTED_AT]: '2026-11-25T10:00:00Z' }
+    const deployment = proxyDeployment(kind, 'demo', { podAnnotations: operatorKeys })
+    const map = runConfigFor(kind, 'demo')
+    const { object } = mutate(deployment, {
+      owner: overridingOwner(kind),
+      runConfigMap: map,
+      stored: undefined,
+    })
+    t.same(
+      podAnnotations(object),
+      {
+        ...operatorKeys,
+        [ANNOTATIONS.runConfigChecksum]: effectiveContentChecksum(map),
+        ...(kind === 'MCPServer' ? { [ANNOTATIONS.mcpServerGeneration]: '4' } : {}),
+      },
+      `${kind}: the operator's keys pass through, no override key is added`,
+    )
+    t.same(
+      object.spec.template.metadata.labels,
+      (deployment as Any).spec.template.metadata.labels,
+      `${kind}: pod-template labels untouched`,
+    )
+  }
 })
 
-t.test('VirtualMCPServer gets the checksum of its vmcp-config, no overrides', async (t) => {
-  const owner = workload('VirtualMCPServer', 'v', {
-    spec: {
-      resourceOverrides: {
-        proxyDeployment: { podTemplateMetadataOverrides: { annotations: { a: 'b' } } },
-      },
+t.test('an override the operator applied to one of the two keys still loses', async (t) => {
+  // An operator that let the override win wrote the user's values under the managed keys.
+  const deployment = proxyDeployment('MCPServer', 'demo', {
+    podAnnotations: {
+      [ANNOTATIONS.runConfigChecksum]: 'user-value',
+      [ANNOTATIONS.mcpServerGeneration]: '999',
+      'vault.hashicorp.com/agent-inject': 'true',
     },
   })
-  const map = runConfigFor('VirtualMCPServer', 'v')
-  const { object } = mutate(proxyDeployment('VirtualMCPServer', 'v'), {
-    owner,
-    runConfigMap: map,
-    stored: undefined,
+  const { object } = mutate(deployment, { ...facts, owner: overridingOwner('MCPServer') })
+  t.same(podAnnotations(object), {
+    [ANNOTATIONS.runConfigChecksum]: checksum,
+    [ANNOTATIONS.mcpServerGeneration]: '4',
+    'vault.hashicorp.com/agent-inject': 'true',
   })
-  t.same(podAnnotations(object), { [ANNOTATIONS.runConfigChecksum]: effectiveContentChecksum(map) })
-  t.equal(envOf(object), undefined)
+})
+
+t.test("the operator's podvolumes-hash is never written, changed or removed", async (t) => {
+  const volumes = [{ name: 'vmcp-config', configMap: { name: 'demo-vmcp-config' } }]
+  for (const kind of ['MCPServer', 'MCPRemoteProxy', 'VirtualMCPServer'] as const) {
+    const owner = workload(kind, 'demo', { generation: 4 })
+    const map = runConfigFor(kind, 'demo')
+    const cases: [string, Record<string, string> | undefined][] = [
+      ['absent stays absent', undefined],
+      ['an operator value is kept', { [VOLUMES_HASH]: 'e0badf61' }],
+      ['any value is kept', { [VOLUMES_HASH]: '' }],
+    ]
+    for (const [name, annotations] of cases) {
+      const deployment = proxyDeployment(kind, 'demo', { volumes }) as Any
+      if (annotations) deployment.metadata.annotations = annotations
+      const { object } = mutate(deployment, { owner, runConfigMap: map, stored: undefined })
+      t.same(object.metadata, deployment.metadata, `${kind}: ${name}`)
+    }
+  }
 })
 
 t.test(

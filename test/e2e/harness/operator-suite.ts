@@ -14,7 +14,6 @@
 
 import type { Test } from 'tap'
 import { effectiveContentChecksum } from '../../../src/policy/content-checksum.ts'
-import { podVolumesHash } from '../../../src/policy/pod-volumes.ts'
 import { ensureOperator } from '../toolhive/releases.ts'
 import {
   installIdentity,
@@ -42,7 +41,6 @@ import { waitFor } from './processes.ts'
 const GROUP = 'toolhive.stacklok.dev'
 const CHECKSUM = `${GROUP}/runconfig-checksum`
 const GENERATION = `${GROUP}/mcpserver-generation`
-const VOLUMES_HASH = 'toolhive.stacklok.io/podvolumes-hash'
 const FINALIZER = 'mcpwebhookconfig.toolhive.stacklok.dev/finalizer'
 const RECONCILER = 'mcp-admission-status'
 const WORKLOADS: Record<string, { plural: string; container: string }> = {
@@ -347,11 +345,6 @@ async function checkInvariants(t: Test, kubectl: Kubectl, deployment: Any): Prom
     t.equal(annotations[CHECKSUM], effectiveContentChecksum(configMap), `${what}: checksum`)
   else t.comment(`${what}: no RunConfig ConfigMap ${configMapName} (yet)`)
   t.equal(template.spec.terminationGracePeriodSeconds, 30, `${what}: grace period`)
-  t.equal(
-    deployment['metadata'].annotations?.[VOLUMES_HASH],
-    podVolumesHash(template.spec),
-    `${what}: pod volumes hash`,
-  )
   if (kind !== 'MCPServer') return
   const server = await getObject(kubectl, 'mcpserver', String(owner['name']), namespace)
   t.equal(annotations[GENERATION], String(server?.['metadata'].generation), `${what}: generation`)
