@@ -91,22 +91,29 @@ export async function installIdentity(
   await mustKubectl(kubectl, ['apply', '--server-side', '-f', '-'], toList(identity))
 }
 
-/** A kubeconfig that authenticates as the service account, so RBAC is what production has. */
+/**
+ * A kubeconfig that authenticates as a service account (mcp-admission's unless `account` names
+ * another), so RBAC and the `userInfo` webhooks see are what production has.
+ */
 export async function serviceAccountKubeconfig(
   kubectl: Kubectl,
   plane: ControlPlane,
+  account: { readonly namespace: string; readonly name: string } = {
+    namespace: SERVICE_NAMESPACE,
+    name: SERVICE_ACCOUNT,
+  },
 ): Promise<string> {
   const token = (
     await mustKubectl(kubectl, [
       'create',
       'token',
-      SERVICE_ACCOUNT,
+      account.name,
       '-n',
-      SERVICE_NAMESPACE,
+      account.namespace,
       '--duration=2h',
     ])
   ).trim()
-  const file = join(plane.dir, 'service-account.kubeconfig')
+  const file = join(plane.dir, `${account.namespace}.${account.name}.kubeconfig`)
   const config = {
     apiVersion: 'v1',
     kind: 'Config',
@@ -119,11 +126,11 @@ export async function serviceAccountKubeconfig(
         },
       },
     ],
-    users: [{ name: SERVICE_ACCOUNT, user: { token } }],
+    users: [{ name: account.name, user: { token } }],
     contexts: [
       {
         name: 'e2e',
-        context: { cluster: 'e2e', user: SERVICE_ACCOUNT, namespace: SERVICE_NAMESPACE },
+        context: { cluster: 'e2e', user: account.name, namespace: account.namespace },
       },
     ],
     'current-context': 'e2e',

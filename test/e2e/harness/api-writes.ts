@@ -1,0 +1,86 @@
+/**
+ * Writes counted where they happen: the API server's own `apiserver_request_total`, UPDATE, PATCH
+ * and APPLY by resource and subresource. A watch cannot count them: a no-op UPDATE (a writer sends
+ * an object, a webhook turns it back into what is stored) stores nothing and sends no watch event,
+ * yet it is a request, the webhook's live reads and another reconcile, every time (DESIGN §4).
+ * Pure helpers (`writesIn`, `difference`, `increases`) are exported beside the scrape.
+ */
+
+import https from 'node:https'
+import type { ControlPlane } from './control-plane.ts'
+
+/** `resource[.group][/subresource]` → writes served. */
+export type WriteTally = Map<string, number>
+
+const WRITE_VERBS = new Set(['UPDATE', 'PATCH', 'APPLY'])
+
+/** The write requests in an `apiserver_request_total` exposition, by resource. */
+export function writesIn(metricsText: string): WriteTally {
+  const tally: WriteTally = new Map()
+  for (const line of metricsText.split('\n')) {
+    const match = /^apiserver_request_total\{([^}]*)\}\s+(\S+)/.exec(line)
+    if (!match) continue
+    const labels = Object.fromEntries(
+      [...(match[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map(([, key, value]) => [key, value]),
+    )
+    if (!WRITE_VERBS.has(labels['verb'] ?? '')) continue
+    const group = labels['group'] ? `.${labels['group']}` : ''
+    const sub = labels['subresource'] ? `/${labels['subresource']}` : ''
+    const key = `${labels['resource'] ?? '?'}${group}${sub}`
+    tally.set(key, (tally.get(key) ?? 0) + Number(match[2]))
+  }
+  return tally
+}
+
+/** What `after` counted beyond `before`, leaving out resources with no writes between them. */
+export function difference(after: WriteTally, before: WriteTally): WriteTally {
+  const delta: WriteTally = new Map()
+  for (const [key, count] of after) {
+    const added = count - (before.get(key) ?? 0)
+    if (added > 0) delta.set(key, added)
+  }
+  return delta
+}
+
+/** Resources written more than `slack` times more often in `measured` than in `baseline`. */
+export function increases(measured: WriteTally, baseline: WriteTally, slack: number): string[] {
+  return [...measured]
+    .filter(([key, count]) => count > (baseline.get(key) ?? 0) + slack)
+    .map(([key, count]) => `${key}: ${baseline.get(key) ?? 0} → ${count}`)
+}
+
+export function describeTally(tally: WriteTally): string {
+  const entries = [...tally].sort(([a], [b]) => a.localeCompare(b))
+  const total = entries.reduce((sum, [, count]) => sum + count, 0)
+  return `${total} (${entries.map(([key, count]) => `${key} ${count}`).join(', ') || 'none'})`
+}
+
+/** The API server's write counters now. */
+export async function scrapeWrites(plane: ControlPlane): Promise<WriteTally> {
+  return writesIn(await apiServerMetrics(plane))
+}
+
+function apiServerMetrics(plane: ControlPlane): Promise<string> {
+  const options = {
+    ca: plane.pki.caPem,
+    cert: plane.pki.adminCertPem,
+    key: plane.pki.adminKeyPem,
+    timeout: 30_000,
+  }
+  return new Promise((resolve, reject) => {
+    https
+      .get(`${plane.server}/metrics`, options, (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('error', reject)
+        response.on('end', () => {
+          if (response.statusCode === 200) resolve(Buffer.concat(chunks).toString('utf8'))
+          else reject(new Error(`GET /metrics: HTTP ${response.statusCode}`))
+        })
+      })
+      .on('error', reject)
+      .on('timeout', function (this: { destroy(error: Error): void }) {
+        this.destroy(new Error('GET /metrics: timed out'))
+      })
+  })
+}
