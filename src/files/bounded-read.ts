@@ -126,7 +126,8 @@ function refuseUnlessRegular(path: string, info: Stats): void {
   throw new FileReadError(path, `not a regular file (${kindOf(info)})`)
 }
 
-function kindOf(info: Stats): string {
+/** What a file that is not a regular file is: `a FIFO`, `a character device`, … */
+export function kindOf(info: Stats): string {
   if (info.isFIFO()) return 'a FIFO'
   if (info.isCharacterDevice()) return 'a character device'
   if (info.isBlockDevice()) return 'a block device'
