@@ -38,10 +38,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       writeErr: (s) => io.stderr.write(s),
     })
 
-  const setting = (key: keyof typeof SERVE_SETTINGS, flags: string, description: string): Option =>
+  const setting = (
+    key: keyof typeof SERVE_SETTINGS,
+    flags: string,
+    description: string,
+    envValues = '',
+  ): Option =>
     // The environment is read by resolveServeConfig, from io.env: commander's own `.env()` reads
     // process.env and takes any value of a boolean variable, `false` too, as true.
-    new Option(flags, `${description} (env: ${SERVE_SETTINGS[key].env})`)
+    new Option(flags, `${description} (env: ${SERVE_SETTINGS[key].env}${envValues})`)
 
   program
     .command('serve', { isDefault: true })
@@ -118,7 +123,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       setting(
         'reconcilerOnly',
         '--reconciler-only',
-        'write status only; serve no admission webhooks (env value: true or false)',
+        'write status only; serve no admission webhooks',
+        '=true|false',
       ),
     )
     .addOption(
