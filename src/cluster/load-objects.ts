@@ -1,13 +1,13 @@
 /** Reads Kubernetes objects from YAML/JSON files and directories (multi-document, `List` kinds). */
 
-import { readFile } from 'node:fs/promises'
 import { Composer, LineCounter, Parser } from 'yaml'
 import type { Document } from 'yaml'
 import { isRecord } from '../policy/kube.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { firstDuplicateKey } from './load-duplicate-keys.ts'
 import { ObjectFileError, fileSystemError, printable, quoted } from './load-errors.ts'
-import { DIRECTORY_READS, objectFilesOf } from './load-files.ts'
+import { readBoundedFile } from '../files/bounded-read.ts'
+import { DIRECTORY_READS, OBJECT_FILE_MAX_BYTES, objectFilesOf } from './load-files.ts'
 
 export { ObjectFileError } from './load-errors.ts'
 
@@ -170,7 +170,7 @@ function expandList(value: unknown, where: string): KubeObject[] {
 
 async function read(file: string): Promise<string> {
   try {
-    return await readFile(file, 'utf8')
+    return (await readBoundedFile(file, OBJECT_FILE_MAX_BYTES)).toString('utf8')
   } catch (error) {
     throw fileSystemError(file, error)
   }
