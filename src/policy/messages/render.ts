@@ -315,7 +315,10 @@ function clipBytes(text: string, maxBytes: number): string {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
 
-/** Control characters written as Go's `%q` writes them (`\n`, `\x1b`, `\u0085`). */
-function escapeControls(text: string): string {
+/**
+ * Control characters written as Go's `%q` writes them (`\n`, `\x1b`, `\u0085`): text that is
+ * printed to a terminal or a log stays on one line and cannot drive the terminal.
+ */
+export function escapeControls(text: string): string {
   return text.replace(CONTROL, (c) => escapeRune(c.charCodeAt(0)))
 }
