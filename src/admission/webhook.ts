@@ -5,7 +5,7 @@
 
 import { ClusterReadError } from '../cluster/view.ts'
 import type { ClusterView } from '../cluster/view.ts'
-import { boundMessage } from '../policy/message-bounds.ts'
+import { renderText } from '../policy/messages/render.ts'
 import { decodeReview } from './decode.ts'
 import { allowed, errored, toReview } from './response.ts'
 import { Router } from './router.ts'
@@ -45,7 +45,7 @@ export function createAdmission({ view, routes = productRoutes() }: AdmissionOpt
       if (!decoded.ok) {
         // With a readable uid the API server can still be told in-band what was wrong. The
         // message is answered and logged, so it is bounded like a denial's (errored does too).
-        if (decoded.uid === undefined) return { ok: false, message: boundMessage(decoded.message) }
+        if (decoded.uid === undefined) return { ok: false, message: renderText(decoded.message) }
         const apiVersion = decoded.apiVersion ?? 'admission.k8s.io/v1'
         return {
           ok: true,
