@@ -250,8 +250,12 @@ async function besideOperator(t: Test, release: string): Promise<void> {
     // entry a literal, the grace period gone.
     const broken = structuredClone(written)
     const template = broken['spec'].template
-    delete template.metadata.annotations[CHECKSUM]
-    template.metadata.annotations[GENERATION] = '0'
+    template.metadata.annotations = {
+      ...Object.fromEntries(
+        Object.entries(template.metadata.annotations as Any).filter(([key]) => key !== CHECKSUM),
+      ),
+      [GENERATION]: '0',
+    }
     delete template.spec.terminationGracePeriodSeconds
     const proxy = (template.spec.containers as Any[]).find((c) => c['name'] === 'toolhive')!
     proxy['env'] = [
