@@ -1,6 +1,6 @@
 /**
- * Writes counted where they happen: the API server's own `apiserver_request_total`, UPDATE, PATCH
- * and APPLY by resource and subresource. A watch cannot count them: a no-op UPDATE (a writer sends
+ * Writes counted where they happen: the API server's own `apiserver_request_total`, updates,
+ * patches and server-side applies by resource and subresource. A watch cannot count them: a no-op UPDATE (a writer sends
  * an object, a webhook turns it back into what is stored) stores nothing and sends no watch event,
  * yet it is a request, the webhook's live reads and another reconcile, every time (DESIGN §4).
  * Pure helpers (`writesIn`, `difference`, `increases`) are exported beside the scrape.
@@ -12,7 +12,11 @@ import type { ControlPlane } from './control-plane.ts'
 /** `resource[.group][/subresource]` → writes served. */
 export type WriteTally = Map<string, number>
 
-const WRITE_VERBS = new Set(['UPDATE', 'PATCH', 'APPLY'])
+/**
+ * The metric's `verb` label for an update is the HTTP method, `PUT` (a create is `POST`); a
+ * server-side apply is `APPLY`, other patches `PATCH`.
+ */
+const WRITE_VERBS = new Set(['PUT', 'PATCH', 'APPLY'])
 
 /** The write requests in an `apiserver_request_total` exposition, by resource. */
 export function writesIn(metricsText: string): WriteTally {

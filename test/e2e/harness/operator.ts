@@ -29,11 +29,15 @@ export async function installReleaseCrds(kubectl: Kubectl, crdsDir: string): Pro
   ])
 }
 
-/** Starts the operator, watching `namespaces` only (the chart's namespace scope). */
+/**
+ * Starts the operator, watching `namespaces` only (the chart's namespace scope), as the admin or,
+ * with `kubeconfig`, as the identity it holds (the operator's own service account, as in a pod).
+ */
 export async function startOperator(
   plane: ControlPlane,
   files: OperatorReleaseFiles,
   namespaces: readonly string[],
+  options: { readonly kubeconfig?: string } = {},
 ): Promise<Managed> {
   const probePort = await freePort()
   const operator = startProcess(
@@ -45,15 +49,18 @@ export async function startOperator(
       env: {
         PATH: process.env['PATH'] ?? '',
         HOME: process.env['HOME'] ?? '',
-        KUBECONFIG: plane.kubeconfig,
+        KUBECONFIG: options.kubeconfig ?? plane.kubeconfig,
         POD_NAMESPACE: 'toolhive-system',
         WATCH_NAMESPACE: namespaces.join(','),
         UNSTRUCTURED_LOGS: 'false',
         TOOLHIVE_USE_CONFIGMAP: 'true',
         ENABLE_EXPERIMENTAL_FEATURES: 'false',
+        // Off, as the chart requires for a namespace-scoped install (later charts default it on).
+        TOOLHIVE_ENABLE_STORAGE_VERSION_MIGRATOR: 'false',
         TOOLHIVE_RUNNER_IMAGE: 'ghcr.io/stacklok/toolhive/proxyrunner:e2e',
         VMCP_IMAGE: 'ghcr.io/stacklok/toolhive/vmcp:e2e',
         TOOLHIVE_PROXY_HOST: '0.0.0.0',
+        TOOLHIVE_REGISTRY_API_IMAGE: 'ghcr.io/stacklok/thv-registry-api:e2e',
         // No update check or telemetry, and any stray HTTP call goes nowhere: loopback only.
         TOOLHIVE_SKIP_UPDATE_CHECK: 'true',
         HTTPS_PROXY: 'http://127.0.0.1:9',
