@@ -134,6 +134,13 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         "namespace of the reconciler's Lease (default mcp-admission)",
       ),
     )
+    .addOption(
+      setting(
+        'operatorServiceAccount',
+        '--operator-service-account <[ns/]name>',
+        "the ToolHive operator's service account, for the mutations metric (default toolhive-operator, any namespace)",
+      ),
+    )
     .action(async (options: ServeOptions) => {
       try {
         exitCode = await serveCommand(options, io)

@@ -7,6 +7,7 @@
 import { isIP } from 'node:net'
 import { parseDuration } from '../policy/duration.ts'
 import type { ServerConfig } from '../http/server.ts'
+import { DEFAULT_OPERATOR_SERVICE_ACCOUNT } from '../admission/writer.ts'
 import { LOG_LEVELS } from './logger.ts'
 import { booleanVariable, environmentValue, pathList } from './environment.ts'
 import type { Environment } from './environment.ts'
@@ -30,6 +31,7 @@ export interface ServeOptions {
   reconcilerOnly?: boolean
   leaderElectionNamespace?: string
   clientCa?: string
+  operatorServiceAccount?: string
 }
 
 /** The flag of each option of `serve` that has a value, and its environment variable. */
@@ -48,6 +50,10 @@ export const SERVE_SETTINGS = {
   logLevel: { flag: '--log-level', env: 'MCP_ADMISSION_LOG_LEVEL' },
   reconcilerOnly: { flag: '--reconciler-only', env: 'MCP_ADMISSION_RECONCILER_ONLY' },
   leaderElectionNamespace: { flag: '--leader-election-namespace', env: 'POD_NAMESPACE' },
+  operatorServiceAccount: {
+    flag: '--operator-service-account',
+    env: 'MCP_ADMISSION_OPERATOR_SERVICE_ACCOUNT',
+  },
 } as const satisfies Partial<Record<keyof ServeOptions, { flag: string; env: string }>>
 
 type TextSetting = Exclude<keyof typeof SERVE_SETTINGS, 'reconcilerOnly'>
@@ -98,11 +104,27 @@ export interface ServeConfig {
   readonly mode: RunMode
   /** Where the reconciler's Lease lives (the service's own namespace). */
   readonly leaderElectionNamespace: string
+  /** The ToolHive operator's service account, `name` (any namespace) or `namespace/name`. */
+  readonly operatorServiceAccount: string
 }
 
 export const IN_CLUSTER_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs'
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
+
+/** `name` or `namespace/name`: a namespace is a DNS-1123 label, a service account a subdomain. */
+function isServiceAccountReference(value: string): boolean {
+  const parts = value.split('/')
+  if (parts.length > 2) return false
+  const name = parts.at(-1) ?? ''
+  const namespace = parts.length === 2 ? parts[0] : undefined
+  return (
+    name.length <= 253 &&
+    DNS1123_SUBDOMAIN.test(name) &&
+    (namespace === undefined || (namespace.length <= 63 && DNS1123_LABEL.test(namespace)))
+  )
+}
 
 /**
  * Resolves flags and environment (a flag wins over its variable; an empty variable is unset)
@@ -194,6 +216,13 @@ export function resolveServeConfig(
     )
   }
 
+  const accountSetting = setting('operatorServiceAccount', DEFAULT_OPERATOR_SERVICE_ACCOUNT)
+  if (!isServiceAccountReference(accountSetting.raw)) {
+    errors.push(
+      `${accountSetting.name}: must be a service account name or namespace/name, got ${JSON.stringify(accountSetting.raw)}`,
+    )
+  }
+
   const clientCaSetting = given('clientCa')
   if (clientCaSetting?.raw === '') {
     errors.push(`${clientCaSetting.name}: must name a PEM file, or be left unset`)
@@ -238,6 +267,7 @@ export function resolveServeConfig(
       generateDevCertificates: embedded,
       mode,
       leaderElectionNamespace: namespaceSetting.raw,
+      operatorServiceAccount: accountSetting.raw,
     },
   }
 }

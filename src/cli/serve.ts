@@ -66,7 +66,10 @@ async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningS
   }
   const metrics = createMetrics()
   const server = await startServer(config.server, {
-    admission: config.mode === 'reconciler' ? undefined : createAdmission({ view }),
+    admission:
+      config.mode === 'reconciler'
+        ? undefined
+        : createAdmission({ view, operatorServiceAccount: config.operatorServiceAccount }),
     view,
     logger,
     metrics,

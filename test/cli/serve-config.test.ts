@@ -371,3 +371,34 @@ t.test('start-up problems name the flag or variable that set the value', async (
   t.match(fromFlag?.server, { port: 9000 })
   t.match(fromFlag?.serverNames, { port: '--port' })
 })
+
+t.test(
+  'the operator service account: a name, or namespace/name; anything else refused',
+  async (t) => {
+    t.equal(configOf(t, {}, CLUSTER)?.operatorServiceAccount, 'toolhive-operator', 'the default')
+    const good = ['thv', 'toolhive-system/toolhive-operator', 'ops/a.b-c']
+    for (const value of good) {
+      t.equal(
+        configOf(t, { operatorServiceAccount: value }, CLUSTER)?.operatorServiceAccount,
+        value,
+      )
+    }
+    t.equal(
+      configOf(t, {}, { ...CLUSTER, MCP_ADMISSION_OPERATOR_SERVICE_ACCOUNT: 'ops/thv' })
+        ?.operatorServiceAccount,
+      'ops/thv',
+      'from the environment',
+    )
+    const bad = ['', '/x', 'x/', 'a/b/c', 'Upper', 'ns.with.dots/x', 'x y', `${'a'.repeat(64)}/x`]
+    for (const value of bad) {
+      const errors = errorsOf({ operatorServiceAccount: value }, CLUSTER)
+      t.same(
+        errors,
+        [
+          `--operator-service-account: must be a service account name or namespace/name, got ${JSON.stringify(value)}`,
+        ],
+        JSON.stringify(value),
+      )
+    }
+  },
+)
