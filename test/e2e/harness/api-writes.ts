@@ -46,10 +46,14 @@ export function difference(after: WriteTally, before: WriteTally): WriteTally {
   return delta
 }
 
-/** Resources written more than `slack` times more often in `measured` than in `baseline`. */
-export function increases(measured: WriteTally, baseline: WriteTally, slack: number): string[] {
+/** Resources written more often in `measured` than in `baseline`, beyond `slack(baseline)`. */
+export function increases(
+  measured: WriteTally,
+  baseline: WriteTally,
+  slack: (baseline: number) => number,
+): string[] {
   return [...measured]
-    .filter(([key, count]) => count > (baseline.get(key) ?? 0) + slack)
+    .filter(([key, count]) => count > (baseline.get(key) ?? 0) + slack(baseline.get(key) ?? 0))
     .map(([key, count]) => `${key}: ${baseline.get(key) ?? 0} → ${count}`)
 }
 

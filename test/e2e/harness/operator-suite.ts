@@ -68,9 +68,16 @@ const OPERATOR_ACCOUNT = { namespace: 'toolhive-system', name: 'toolhive-operato
 const WINDOW_MS = Number(process.env['E2E_CHURN_WINDOW_MS'] ?? 60_000)
 /**
  * Writes a resource may take above the baseline: a reconcile already queued when a window opens,
- * or one that ends just after it closes, lands in one window and not the other.
+ * or one that ends just after it closes, lands in one window and not the other. Without pods the
+ * operator rewrites workload status and StatefulSets in a loop (hundreds of writes a minute), so
+ * the slack grows with the baseline: 2, or 5 % of it. A fight is far above that (the pod volumes
+ * hash put back: Deployments 10 → 18 in a minute).
  */
-const WRITE_SLACK = 2
+function writeSlack(baseline: number): number {
+  return Math.max(2, Math.ceil(baseline * 0.05))
+}
+/** The resources the webhook mutates: settled means none of them is being written. */
+const SETTLED_RESOURCES = new Set(['deployments.apps', 'deployments.apps/scale', 'configmaps'])
 /**
  * mcp-admission's own objects, left out of the comparison: its reconciler renews its Lease every
  * few seconds while it runs, and the baseline runs without it.
@@ -346,7 +353,7 @@ async function besideOperator(t: Test, release: string): Promise<void> {
     t.comment(`writes in ${WINDOW_MS / 1000} s with mcp-admission: ${describeTally(withAdmission)}`)
     t.comment(`writes in ${WINDOW_MS / 1000} s without it: ${describeTally(baseline)}`)
     const compared = new Map([...withAdmission].filter(([key]) => !OWN_RESOURCES.has(key)))
-    t.same(increases(compared, baseline, WRITE_SLACK), [], 'per resource, with ≤ without')
+    t.same(increases(compared, baseline, writeSlack), [], 'per resource, with ≤ without')
   })
 }
 
@@ -425,8 +432,8 @@ async function writeProbe(kubectl: Kubectl, value: string): Promise<void> {
 }
 
 /**
- * Waits until the API server serves no write for 10 s, mcp-admission's own Lease renewals aside
- * (at most 2 minutes).
+ * Waits until the API server serves no write to a resource the webhook mutates for 10 s (at most
+ * 2 minutes). The operator's status loops never stop here (no pods run), so they are not waited for.
  */
 async function settle(plane: ControlPlane): Promise<void> {
   const deadline = Date.now() + 120_000
@@ -434,7 +441,7 @@ async function settle(plane: ControlPlane): Promise<void> {
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 10_000))
     const now = await scrapeWrites(plane)
-    const written = [...difference(now, last).keys()].filter((key) => !OWN_RESOURCES.has(key))
+    const written = [...difference(now, last).keys()].filter((key) => SETTLED_RESOURCES.has(key))
     if (written.length === 0) return
     last = now
   }
