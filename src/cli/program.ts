@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { WEBHOOKS } from '../admission/review.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { ObjectFileError } from '../cluster/load-objects.ts'
+import { renderText } from '../policy/messages/render.ts'
 import { CHECK_OUTPUTS, checkCommand } from './check.ts'
 import type { CheckOutput } from './check.ts'
 import { OBJECT_FILES_HELP } from './files-help.ts'
@@ -147,7 +148,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       } catch (error) {
         if (!(error instanceof StartupError)) throw error
         // Nothing was left running: the process exits by itself with this code.
-        io.stderr.write(`mcp-admission: ${error.message}\n`)
+        io.stderr.write(errorLines(error.message))
         exitCode = EXIT.usage
       }
     })
@@ -206,7 +207,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 
   const unknown = unknownCommand(program, argv)
   if (unknown !== undefined) {
-    io.stderr.write(`mcp-admission: ${unknown}\n`)
+    io.stderr.write(errorLines(unknown))
     return EXIT.usage
   }
   try {
@@ -218,7 +219,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage
     }
     if (error instanceof UsageError || error instanceof ObjectFileError) {
-      io.stderr.write(`mcp-admission: ${error.message}\n`)
+      io.stderr.write(errorLines(error.message))
       return EXIT.usage
     }
     throw error
@@ -250,4 +251,15 @@ function unknownCommand(program: Command, argv: readonly string[]): string | und
     if (option.required || option.optional) i++ // skip its value
   }
   return undefined
+}
+
+/**
+ * An error for stderr: each of its lines (a configuration error lists one problem a line) with
+ * secrets redacted, control characters escaped and bounded, like every string that leaves.
+ */
+function errorLines(message: string): string {
+  return `mcp-admission: ${message
+    .split('\n')
+    .map((line) => renderText(line))
+    .join('\n')}\n`
 }
