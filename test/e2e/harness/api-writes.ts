@@ -46,14 +46,17 @@ export function difference(after: WriteTally, before: WriteTally): WriteTally {
   return delta
 }
 
-/** Resources written more often in `measured` than in `baseline`, beyond `slack(baseline)`. */
+/** Resources written more often in `measured` than in `baseline`, beyond their slack. */
 export function increases(
   measured: WriteTally,
   baseline: WriteTally,
-  slack: (baseline: number) => number,
+  slack: (resource: string, baseline: number) => number,
 ): string[] {
   return [...measured]
-    .filter(([key, count]) => count > (baseline.get(key) ?? 0) + slack(baseline.get(key) ?? 0))
+    .filter(([key, count]) => {
+      const before = baseline.get(key) ?? 0
+      return count > before + slack(key, before)
+    })
     .map(([key, count]) => `${key}: ${baseline.get(key) ?? 0} → ${count}`)
 }
 

@@ -68,13 +68,18 @@ const OPERATOR_ACCOUNT = { namespace: 'toolhive-system', name: 'toolhive-operato
 const WINDOW_MS = Number(process.env['E2E_CHURN_WINDOW_MS'] ?? 60_000)
 /**
  * Writes a resource may take above the baseline: a reconcile already queued when a window opens,
- * or one that ends just after it closes, lands in one window and not the other. Without pods the
- * operator rewrites workload status and StatefulSets in a loop (hundreds of writes a minute), so
- * the slack grows with the baseline: 2, or 5 % of it. A fight is far above that (the pod volumes
- * hash put back: Deployments 10 → 18 in a minute).
+ * or one that ends just after it closes, lands in one window and not the other. On what the
+ * webhook mutates (Deployments, ConfigMaps) that is 2, or 5 % of the baseline: a fight there is
+ * one write per reconcile of each object, well above it (the override re-application put back,
+ * two Deployments: 6 → 14). Without pods the operator rewrites workload status and StatefulSets
+ * in loops whose count moves with how its work queue coalesces events (mcpremoteproxies/status
+ * 15 → 19 between clean windows), so elsewhere the slack is a Poisson-like 2 + 2√baseline;
+ * mcp-admission's own status writes are counted exactly by its metric instead.
  */
-function writeSlack(baseline: number): number {
-  return Math.max(2, Math.ceil(baseline * 0.05))
+function writeSlack(resource: string, baseline: number): number {
+  return SETTLED_RESOURCES.has(resource)
+    ? Math.max(2, Math.ceil(baseline * 0.05))
+    : 2 + Math.ceil(2 * Math.sqrt(baseline))
 }
 /** The resources the webhook mutates: settled means none of them is being written. */
 const SETTLED_RESOURCES = new Set(['deployments.apps', 'deployments.apps/scale', 'configmaps'])
@@ -83,6 +88,8 @@ const SETTLED_RESOURCES = new Set(['deployments.apps', 'deployments.apps/scale',
  * few seconds while it runs, and the baseline runs without it.
  */
 const OWN_RESOURCES = new Set(['leases.coordination.k8s.io'])
+/** Reconcile nudges of every workload per window. */
+const NUDGES = 3
 /** A resource nothing else writes: the known write that proves each window's count. */
 const PROBE_RESOURCE = 'podtemplates'
 
@@ -229,11 +236,22 @@ async function besideOperator(t: Test, release: string): Promise<void> {
       const what = `${controllerOwner(deployment)?.['kind']} ${namespace}/${name}`
       const repairs = { resource: 'deployments', changed: 'true', writer: 'other' }
       const before = await admission.metric('mcp_admission_mutations_total', repairs)
-      await mustKubectl(kubectl, ['rollout', 'restart', `deployment/${name}`, '-n', namespace])
+      // What the restart stored, from the API server's answer to it: an operator older than
+      // ToolHive #6344 compares pod-template annotations exactly and takes the key out again.
+      const stored = JSON.parse(
+        await mustKubectl(kubectl, [
+          'rollout',
+          'restart',
+          `deployment/${name}`,
+          '-n',
+          namespace,
+          '-o',
+          'json',
+        ]),
+      ) as Any
       const after = await admission.metric('mcp_admission_mutations_total', repairs)
       t.equal(after, before, `${what}: the restart is admitted with an empty patch`)
-      const stored = await getObject(kubectl, 'deployment', name, namespace)
-      t.match(stored?.['spec'].template.metadata.annotations?.[RESTARTED_AT], /^\d{4}-/, what)
+      t.match(stored['spec'].template.metadata.annotations?.[RESTARTED_AT], /^\d{4}-/, what)
     }
   })
 
@@ -381,16 +399,20 @@ async function nudgeWindow(
   ])
   const before = await scrapeWrites(plane)
   const kinds = Object.values(WORKLOADS).map(({ plural }) => `${plural}.${GROUP}`)
-  await mustKubectl(kubectl, [
-    'annotate',
-    kinds.join(','),
-    '--all',
-    '--all-namespaces',
-    '--overwrite',
-    `e2e.mcp-admission.dev/nudge=${label}`,
-  ])
-  await writeProbe(kubectl, label)
-  await new Promise((resolve) => setTimeout(resolve, WINDOW_MS))
+  // Several nudges, spread over the window: a fight costs a write per reconcile, so it shows as
+  // NUDGES writes per object above the baseline, beyond the slack even for a single object.
+  for (let nudge = 0; nudge < NUDGES; nudge++) {
+    await mustKubectl(kubectl, [
+      'annotate',
+      kinds.join(','),
+      '--all',
+      '--all-namespaces',
+      '--overwrite',
+      `e2e.mcp-admission.dev/nudge=${label}-${nudge}`,
+    ])
+    if (nudge === 0) await writeProbe(kubectl, label)
+    await new Promise((resolve) => setTimeout(resolve, WINDOW_MS / NUDGES))
+  }
   const writes = difference(await scrapeWrites(plane), before)
   t.equal(writes.get(PROBE_RESOURCE), 1, `the count sees the known write ${label} mcp-admission`)
   writes.delete(PROBE_RESOURCE)
