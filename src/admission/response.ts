@@ -1,22 +1,19 @@
 /** Builders for admission responses (allowed, patched, denied and errored verdicts), and the
  * subject a denial names. */
 
-import { formatViolationBody } from '../policy/field-errors.ts'
-import type { FieldViolation } from '../policy/field-errors.ts'
+import type { FieldViolation } from '../policy/messages/field-errors.ts'
 import {
-  MESSAGE_LIMITS,
-  boundMessage,
-  boundViolations,
-  boundWarnings,
-} from '../policy/message-bounds.ts'
-import { shortWarning } from '../policy/warnings.ts'
+  renderName,
+  renderText,
+  renderViolations,
+  renderWarnings,
+} from '../policy/messages/render.ts'
 import type { Operation as PatchOperation } from 'fast-json-patch'
 import type {
   AdmissionApiVersion,
   AdmissionRequest,
   AdmissionResponse,
   AdmissionReviewResponse,
-  StatusCause,
 } from './review.ts'
 
 /** Allows the request unchanged. */
@@ -58,7 +55,7 @@ export function subjectOf(request: AdmissionRequest): DeniedSubject {
  * Denies with the violations in the message and, for field violations, in `details.causes`
  * shaped like the API server's own validation errors (422 Invalid; each cause's message without
  * its field, which kubectl prints in front). Violations of no field (a DELETE refused because of
- * other objects) deny as 403 Forbidden with the message alone. Both are bounded (message-bounds.ts):
+ * other objects) deny as 403 Forbidden with the message alone. Both are rendered (messages/render.ts):
  * past 20 violations or 4 KiB the message ends `and N more errors` and only the listed violations
  * get a cause, so a huge object cannot make a huge response or log line.
  */
@@ -68,21 +65,16 @@ export function denied(
   warnings: readonly string[] = [],
   subject?: DeniedSubject,
 ): AdmissionResponse {
-  const { message, listed } = boundViolations(violations)
+  const { message, causes } = renderViolations(violations)
   if (violations.every((v) => v.field === '')) {
     const status = { status: 'Failure', message, reason: 'Forbidden', code: 403 } as const
     return withWarnings({ uid, allowed: false, status }, warnings)
   }
-  const causes: StatusCause[] = listed.map((v) => ({
-    reason: v.type,
-    message: boundMessage(formatViolationBody(v), MESSAGE_LIMITS.violationBytes),
-    field: v.field,
-  }))
   const details = {
-    ...(subject?.name ? { name: subject.name } : {}),
+    ...(subject?.name ? { name: renderName(subject.name) } : {}),
     ...(subject?.group ? { group: subject.group } : {}),
     ...(subject ? { kind: subject.kind } : {}),
-    causes,
+    causes: [...causes],
   }
   const status = { status: 'Failure', message, reason: 'Invalid', code: 422, details } as const
   return withWarnings({ uid, allowed: false, status }, warnings)
@@ -95,7 +87,7 @@ export function denied(
  */
 export function errored(uid: string, code: 400 | 500 | 503, message: string): AdmissionResponse {
   const reason = { 400: 'BadRequest', 500: 'InternalError', 503: 'ServiceUnavailable' }[code]
-  const status = { status: 'Failure', message: boundMessage(message), reason, code } as const
+  const status = { status: 'Failure', message: renderText(message), reason, code } as const
   return { uid, allowed: false, status }
 }
 
@@ -107,14 +99,7 @@ export function toReview(
   return { apiVersion, kind: 'AdmissionReview', response }
 }
 
-/**
- * Shortens each warning to 120 characters, drops duplicates, and keeps what fits the 4096
- * characters the API server passes on (message-bounds.ts).
- */
-function shortWarnings(warnings: readonly string[]): string[] {
-  return boundWarnings([...new Set(warnings.map(shortWarning))])
-}
-
 function withWarnings(response: AdmissionResponse, warnings: readonly string[]): AdmissionResponse {
-  return warnings.length === 0 ? response : { ...response, warnings: shortWarnings(warnings) }
+  // Redacted, one line of at most 120 characters each, 4096 in all (messages/render.ts).
+  return warnings.length === 0 ? response : { ...response, warnings: renderWarnings(warnings) }
 }

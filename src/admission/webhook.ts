@@ -5,13 +5,15 @@
 
 import { ClusterReadError } from '../cluster/view.ts'
 import type { ClusterView } from '../cluster/view.ts'
-import { boundMessage } from '../policy/message-bounds.ts'
+import { renderText } from '../policy/messages/render.ts'
 import { decodeReview } from './decode.ts'
 import { allowed, errored, toReview } from './response.ts'
 import { Router } from './router.ts'
 import type { Route } from './router.ts'
 import { productRoutes } from './routes.ts'
 import type { AdmissionRequest, AdmissionReviewResponse, WebhookName } from './review.ts'
+import { operatorWriter } from './writer.ts'
+import type { Writer } from './writer.ts'
 
 export type ReviewOutcome =
   | {
@@ -20,6 +22,8 @@ export type ReviewOutcome =
       readonly request?: AdmissionRequest
       /** The route that answered, when one did (otherwise the request was allowed as it is). */
       readonly route?: Route
+      /** Whether the ToolHive operator sent the request, for `mcp_admission_mutations_total`. */
+      readonly writer?: Writer
       /** Set when a policy threw: the verdict is a 500 and the caller should log this. */
       readonly error?: unknown
     }
@@ -34,10 +38,17 @@ export interface Admission {
 interface AdmissionOptions {
   readonly view: ClusterView
   readonly routes?: readonly Route[]
+  /** The operator's service account, `name` or `namespace/name` (writer.ts). */
+  readonly operatorServiceAccount?: string
 }
 
-export function createAdmission({ view, routes = productRoutes() }: AdmissionOptions): Admission {
+export function createAdmission({
+  view,
+  routes = productRoutes(),
+  operatorServiceAccount,
+}: AdmissionOptions): Admission {
   const router = new Router(routes)
+  const writerOf = operatorWriter(operatorServiceAccount)
   const context = { view }
   return {
     async review(body, webhook) {
@@ -45,7 +56,7 @@ export function createAdmission({ view, routes = productRoutes() }: AdmissionOpt
       if (!decoded.ok) {
         // With a readable uid the API server can still be told in-band what was wrong. The
         // message is answered and logged, so it is bounded like a denial's (errored does too).
-        if (decoded.uid === undefined) return { ok: false, message: boundMessage(decoded.message) }
+        if (decoded.uid === undefined) return { ok: false, message: renderText(decoded.message) }
         const apiVersion = decoded.apiVersion ?? 'admission.k8s.io/v1'
         return {
           ok: true,
@@ -55,9 +66,10 @@ export function createAdmission({ view, routes = productRoutes() }: AdmissionOpt
       const { apiVersion, request } = decoded.review
       const route = router.find(webhook, request)
       if (!route) return { ok: true, review: toReview(apiVersion, allowed(request.uid)), request }
+      const writer = writerOf(request.userInfo)
       try {
         const response = await route.handler(request, context)
-        return { ok: true, review: toReview(apiVersion, response), request, route }
+        return { ok: true, review: toReview(apiVersion, response), request, route, writer }
       } catch (error) {
         // A live read that failed is not a bug: say in-band what could not be read (the writer
         // retries) instead of deciding from a cache that may be stale (DESIGN §4.2).
@@ -67,13 +79,14 @@ export function createAdmission({ view, routes = productRoutes() }: AdmissionOpt
             review: toReview(apiVersion, errored(request.uid, 503, error.message)),
             request,
             route,
+            writer,
           }
         // Nesting too deep for a recursive step (the JSON Patch diff) is the request's doing: a
         // 400 the client can act on, not an internal error. The API server never sends such objects.
         const response = isStackOverflow(error)
           ? errored(request.uid, 400, 'the object is nested too deeply to admit')
           : errored(request.uid, 500, `internal error while admitting: ${describe(error)}`)
-        return { ok: true, review: toReview(apiVersion, response), request, route, error }
+        return { ok: true, review: toReview(apiVersion, response), request, route, writer, error }
       }
     },
   }

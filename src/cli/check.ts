@@ -15,6 +15,7 @@ import { MemoryView } from '../cluster/memory-view.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { toolHiveKind } from '../policy/kinds.ts'
+import { terminalText } from '../policy/messages/render.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 
@@ -155,11 +156,19 @@ function inDependencyOrder(objects: readonly KubeObject[]): KubeObject[] {
   return [...objects].sort((a, b) => rank(a) - rank(b)) // stable: file order within a rank
 }
 
-/** `Kind namespace/name`, as kubectl names an object to people (not the views' index key). */
+/**
+ * `Kind namespace/name`, as kubectl names an object to people (not the views' index key). Each
+ * part is printed as is when printable, else quoted Go-style (`"a\nOK: forged"`): a name can
+ * neither start a line of its own nor send escape sequences to the terminal.
+ */
 function labelOf(object: KubeObject, namespace: string): string {
-  const name = typeof object.metadata?.name === 'string' ? object.metadata.name : '(unnamed)'
-  const ns = typeof object.metadata?.namespace === 'string' ? object.metadata.namespace : namespace
-  return `${String(object.kind)} ${ns}/${name}`
+  const metadata = object.metadata
+  const name =
+    typeof metadata?.name === 'string' && metadata.name !== ''
+      ? metadata.name
+      : `${String(metadata?.generateName)}*`
+  const ns = typeof metadata?.namespace === 'string' ? metadata.namespace : namespace
+  return `${terminalText(String(object.kind))} ${terminalText(ns)}/${terminalText(name)}`
 }
 
 /** The human-readable summary: one line per object, its patch, warnings and denials. */
@@ -172,7 +181,7 @@ function formatReport(results: readonly CheckedObject[]): string {
           ? 'unchanged'
           : `mutated (${verdict.patch.length} patch operations)`
       lines.push(`admitted ${label}: ${changes}`)
-      for (const op of verdict.patch) lines.push(`    ${op.op} ${op.path}`)
+      for (const op of verdict.patch) lines.push(`    ${op.op} ${terminalText(op.path)}`)
     } else {
       lines.push(`DENIED   ${label} by the ${verdict.webhook} webhook:`)
       for (const cause of verdict.causes) lines.push(`    ${cause}`)

@@ -9,6 +9,8 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>
   /** Keeps the process alive and calls `close` on SIGTERM/SIGINT (main.ts wires the signals). */
   readonly runUntilSignal: (close: () => Promise<void>) => void
+  /** Where the pod's service account is mounted; the kubelet's path unless a test says otherwise. */
+  readonly serviceAccountDir?: string
 }
 
 /** Process exit codes of every command. */

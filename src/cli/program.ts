@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { WEBHOOKS } from '../admission/review.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { ObjectFileError } from '../cluster/load-objects.ts'
+import { renderText } from '../policy/messages/render.ts'
 import { CHECK_OUTPUTS, checkCommand } from './check.ts'
 import type { CheckOutput } from './check.ts'
 import { OBJECT_FILES_HELP } from './files-help.ts'
@@ -13,6 +14,7 @@ import type { CliIo } from './io.ts'
 import { LOG_LEVELS } from './logger.ts'
 import { reviewCommand } from './review.ts'
 import { serveCommand } from './serve.ts'
+import { SERVE_SETTINGS } from './serve-config.ts'
 import type { ServeOptions } from './serve-config.ts'
 import { StartupError } from './startup-errors.ts'
 
@@ -37,53 +39,57 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       writeErr: (s) => io.stderr.write(s),
     })
 
+  const setting = (
+    key: keyof typeof SERVE_SETTINGS,
+    flags: string,
+    description: string,
+    envValues = '',
+  ): Option =>
+    // The environment is read by resolveServeConfig, from io.env: commander's own `.env()` reads
+    // process.env and takes any value of a boolean variable, `false` too, as true.
+    new Option(flags, `${description} (env: ${SERVE_SETTINGS[key].env}${envValues})`)
+
   program
     .command('serve', { isDefault: true })
     .description('serve the admission webhooks (HTTPS) and probes (HTTP)')
+    .addOption(setting('host', '--host <ip>', 'address for the HTTPS webhook listener'))
+    .addOption(setting('port', '--port <port>', 'HTTPS webhook port (default 9443)'))
+    .addOption(setting('probeHost', '--probe-host <ip>', 'address for /healthz, /readyz, /metrics'))
     .addOption(
-      new Option('--host <ip>', 'address for the HTTPS webhook listener').env('MCP_ADMISSION_HOST'),
-    )
-    .addOption(
-      new Option('--port <port>', 'HTTPS webhook port (default 9443)').env('MCP_ADMISSION_PORT'),
-    )
-    .addOption(
-      new Option('--probe-host <ip>', 'address for /healthz, /readyz, /metrics').env(
-        'MCP_ADMISSION_PROBE_HOST',
+      setting(
+        'probePort',
+        '--probe-port <port>',
+        'plain-HTTP probe and metrics port (default 8081)',
       ),
     )
+    .addOption(setting('certDir', '--cert-dir <dir>', 'directory holding tls.crt and tls.key'))
     .addOption(
-      new Option('--probe-port <port>', 'plain-HTTP probe and metrics port (default 8081)').env(
-        'MCP_ADMISSION_PROBE_PORT',
-      ),
-    )
-    .addOption(
-      new Option('--cert-dir <dir>', 'directory holding tls.crt and tls.key').env(
-        'MCP_ADMISSION_CERT_DIR',
-      ),
-    )
-    .addOption(
-      new Option(
+      setting(
+        'certPollInterval',
         '--cert-poll-interval <duration>',
         'certificate re-read interval (default 5s)',
-      ).env('MCP_ADMISSION_CERT_POLL_INTERVAL'),
+      ),
     )
     .addOption(
-      new Option(
+      setting(
+        'shutdownDelay',
         '--shutdown-delay <duration>',
         'unready time before draining on SIGTERM (default 5s; 0s with no cluster)',
-      ).env('MCP_ADMISSION_SHUTDOWN_DELAY'),
+      ),
     )
     .addOption(
-      new Option(
+      setting(
+        'drainTimeout',
         '--drain-timeout <duration>',
         'time for in-flight requests to finish (default 20s)',
-      ).env('MCP_ADMISSION_DRAIN_TIMEOUT'),
+      ),
     )
     .addOption(
-      new Option(
+      setting(
+        'keepAliveTimeout',
         '--keep-alive-timeout <duration>',
         'idle keep-alive timeout, at least 90s (default 100s)',
-      ).env('MCP_ADMISSION_KEEP_ALIVE_TIMEOUT'),
+      ),
     )
     .addOption(
       new Option(
@@ -92,29 +98,48 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       ).argParser(collect),
     )
     .addOption(
-      new Option('--kubeconfig <file>', 'kubeconfig of the cluster to read (also KUBECONFIG)'),
-    )
-    .addOption(
-      new Option('--log-level <level>', 'log level (default info)')
-        .choices(LOG_LEVELS)
-        .env('MCP_ADMISSION_LOG_LEVEL'),
-    )
-    .addOption(
-      new Option(
-        '--client-ca <file>',
-        "require a client certificate signed by this CA (the API server's webhook client certificate)",
-      ).env('MCP_ADMISSION_CLIENT_CA'),
-    )
-    .addOption(new Option('--no-reconciler', 'serve admission only; do not write status'))
-    .addOption(
-      new Option('--reconciler-only', 'write status only; serve no admission webhooks').env(
-        'MCP_ADMISSION_RECONCILER_ONLY',
+      setting(
+        'kubeconfig',
+        '--kubeconfig <file>',
+        'kubeconfig of the cluster to read (KUBECONFIG may list several files, merged as kubectl does)',
       ),
     )
     .addOption(
-      new Option(
+      // Checked with every other value by resolveServeConfig, so all problems show at once.
+      setting(
+        'logLevel',
+        '--log-level <level>',
+        `log level: ${LOG_LEVELS.join(', ')} (default info)`,
+      ),
+    )
+    .addOption(
+      setting(
+        'clientCa',
+        '--client-ca <file>',
+        "require a client certificate signed by this CA (the API server's webhook client certificate)",
+      ),
+    )
+    .addOption(new Option('--no-reconciler', 'serve admission only; do not write status'))
+    .addOption(
+      setting(
+        'reconcilerOnly',
+        '--reconciler-only',
+        'write status only; serve no admission webhooks',
+        '=true|false',
+      ),
+    )
+    .addOption(
+      setting(
+        'leaderElectionNamespace',
         '--leader-election-namespace <ns>',
-        "namespace of the reconciler's Lease (default: POD_NAMESPACE, else mcp-admission)",
+        "namespace of the reconciler's Lease (default mcp-admission)",
+      ),
+    )
+    .addOption(
+      setting(
+        'operatorServiceAccount',
+        '--operator-service-account <[ns/]name>',
+        "the ToolHive operator's service account, for the mutations metric (default toolhive-operator, any namespace)",
       ),
     )
     .action(async (options: ServeOptions) => {
@@ -123,7 +148,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       } catch (error) {
         if (!(error instanceof StartupError)) throw error
         // Nothing was left running: the process exits by itself with this code.
-        io.stderr.write(`mcp-admission: ${error.message}\n`)
+        io.stderr.write(errorLines(error.message))
         exitCode = EXIT.usage
       }
     })
@@ -182,7 +207,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 
   const unknown = unknownCommand(program, argv)
   if (unknown !== undefined) {
-    io.stderr.write(`mcp-admission: ${unknown}\n`)
+    io.stderr.write(errorLines(unknown))
     return EXIT.usage
   }
   try {
@@ -194,7 +219,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage
     }
     if (error instanceof UsageError || error instanceof ObjectFileError) {
-      io.stderr.write(`mcp-admission: ${error.message}\n`)
+      io.stderr.write(errorLines(error.message))
       return EXIT.usage
     }
     throw error
@@ -226,4 +251,15 @@ function unknownCommand(program: Command, argv: readonly string[]): string | und
     if (option.required || option.optional) i++ // skip its value
   }
   return undefined
+}
+
+/**
+ * An error for stderr: each of its lines (a configuration error lists one problem a line) with
+ * secrets redacted, control characters escaped and bounded, like every string that leaves.
+ */
+function errorLines(message: string): string {
+  return `mcp-admission: ${message
+    .split('\n')
+    .map((line) => renderText(line))
+    .join('\n')}\n`
 }

@@ -1,14 +1,16 @@
 /** `mcp-admission review`: one AdmissionReview through the same pipeline as the server. */
 
-import { readFile } from 'node:fs/promises'
-import { text } from 'node:stream/consumers'
 import { createAdmission } from '../admission/webhook.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
 import { fileSystemError, printable } from '../cluster/load-errors.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
+import { MiB, readBoundedFile, readBoundedStream } from '../files/bounded-read.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
+
+/** The server's body limit (7 MiB: two objects of up to 3 MiB and the envelope). */
+export const REVIEW_MAX_BYTES = 7 * MiB
 
 interface ReviewOptions {
   readonly objects: readonly string[]
@@ -22,12 +24,17 @@ export async function reviewCommand(
 ): Promise<number> {
   const view = new MemoryView(await loadObjects(options.objects))
   const source = file === '-' ? 'standard input' : file
-  const raw =
+  // Bounded as the server bounds a request body; a file must be a regular file (not a FIFO or
+  // device that would block or never end), standard input a stream of at most the same size.
+  const read =
     file === '-'
-      ? await text(io.stdin)
-      : await readFile(file, 'utf8').catch((error: unknown) => {
-          throw new UsageError(fileSystemError(file, error).message)
-        })
+      ? readBoundedStream(io.stdin, REVIEW_MAX_BYTES, source)
+      : readBoundedFile(file, REVIEW_MAX_BYTES)
+  const raw = (
+    await read.catch((error: unknown) => {
+      throw new UsageError(fileSystemError(source, error).message)
+    })
+  ).toString('utf8')
   let body: unknown
   try {
     body = JSON.parse(raw)

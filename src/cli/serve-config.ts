@@ -1,14 +1,18 @@
 /**
- * `serve` configuration: flags and environment merged by commander, then checked here all at
+ * `serve` configuration: flags from commander and the environment (read here, from the
+ * environment the CLI is given, not by commander from the process's), merged and checked all at
  * once, before anything listens, so a misconfigured pod fails fast with every problem listed.
  */
 
 import { isIP } from 'node:net'
 import { parseDuration } from '../policy/duration.ts'
 import type { ServerConfig } from '../http/server.ts'
+import { DEFAULT_OPERATOR_SERVICE_ACCOUNT } from '../admission/writer.ts'
 import { LOG_LEVELS } from './logger.ts'
+import { booleanVariable, environmentValue, pathList } from './environment.ts'
+import type { Environment } from './environment.ts'
 
-/** Raw option values as commander hands them over (strings from flags or environment). */
+/** Raw option values as commander hands them over (strings from flags; the environment is read here). */
 export interface ServeOptions {
   host?: string
   port?: string
@@ -27,10 +31,55 @@ export interface ServeOptions {
   reconcilerOnly?: boolean
   leaderElectionNamespace?: string
   clientCa?: string
+  operatorServiceAccount?: string
+}
+
+/** The flag of each option of `serve` that has a value, and its environment variable. */
+export const SERVE_SETTINGS = {
+  host: { flag: '--host', env: 'MCP_ADMISSION_HOST' },
+  port: { flag: '--port', env: 'MCP_ADMISSION_PORT' },
+  probeHost: { flag: '--probe-host', env: 'MCP_ADMISSION_PROBE_HOST' },
+  probePort: { flag: '--probe-port', env: 'MCP_ADMISSION_PROBE_PORT' },
+  certDir: { flag: '--cert-dir', env: 'MCP_ADMISSION_CERT_DIR' },
+  certPollInterval: { flag: '--cert-poll-interval', env: 'MCP_ADMISSION_CERT_POLL_INTERVAL' },
+  clientCa: { flag: '--client-ca', env: 'MCP_ADMISSION_CLIENT_CA' },
+  shutdownDelay: { flag: '--shutdown-delay', env: 'MCP_ADMISSION_SHUTDOWN_DELAY' },
+  drainTimeout: { flag: '--drain-timeout', env: 'MCP_ADMISSION_DRAIN_TIMEOUT' },
+  keepAliveTimeout: { flag: '--keep-alive-timeout', env: 'MCP_ADMISSION_KEEP_ALIVE_TIMEOUT' },
+  kubeconfig: { flag: '--kubeconfig', env: 'KUBECONFIG' },
+  logLevel: { flag: '--log-level', env: 'MCP_ADMISSION_LOG_LEVEL' },
+  reconcilerOnly: { flag: '--reconciler-only', env: 'MCP_ADMISSION_RECONCILER_ONLY' },
+  leaderElectionNamespace: { flag: '--leader-election-namespace', env: 'POD_NAMESPACE' },
+  operatorServiceAccount: {
+    flag: '--operator-service-account',
+    env: 'MCP_ADMISSION_OPERATOR_SERVICE_ACCOUNT',
+  },
+} as const satisfies Partial<Record<keyof ServeOptions, { flag: string; env: string }>>
+
+type TextSetting = Exclude<keyof typeof SERVE_SETTINGS, 'reconcilerOnly'>
+
+/** A setting's value and what set it: the flag, or the variable when the flag was not given. */
+interface Given {
+  readonly raw: string
+  /** `--port` or `MCP_ADMISSION_PORT`: errors name what the user wrote. */
+  readonly name: string
 }
 
 /** What runs: both (the default in a cluster), admission only, or the status reconciler only. */
 type RunMode = 'all' | 'admission' | 'reconciler'
+
+/** How the cluster is reached. */
+export type Credentials =
+  /** One kubeconfig (`--kubeconfig`), or the files of KUBECONFIG merged as kubectl merges them. */
+  | {
+      readonly kind: 'kubeconfig'
+      readonly files: readonly string[]
+      /** `--kubeconfig` or `KUBECONFIG`, and its value as given: errors name them. */
+      readonly setting: KubeconfigSetting
+      readonly value: string
+    }
+  /** In a pod: the service's address from the environment, the service account's files. */
+  | { readonly kind: 'in-cluster'; readonly host: string; readonly port: number }
 
 type ViewSource =
   /** No cluster configured: the embedded default (sample objects, development certificates). */
@@ -38,17 +87,16 @@ type ViewSource =
   /** Objects from files, even next to a cluster. */
   | { readonly kind: 'files'; readonly objects: readonly string[] }
   /** A cluster, from in-pod credentials or a kubeconfig. */
-  | {
-      readonly kind: 'cluster'
-      readonly kubeconfig: string | undefined
-      /** Where the kubeconfig path came from, to name it in a start-up error. */
-      readonly kubeconfigSetting: KubeconfigSetting | undefined
-    }
+  | { readonly kind: 'cluster'; readonly credentials: Credentials }
 
 export type KubeconfigSetting = '--kubeconfig' | 'KUBECONFIG'
 
+/** For each server setting, the flag or variable that set it (start-up errors name it). */
+export type ServerSettingNames = Readonly<Record<keyof ServerConfig, string>>
+
 export interface ServeConfig {
   readonly server: ServerConfig
+  readonly serverNames: ServerSettingNames
   readonly view: ViewSource
   readonly logLevel: (typeof LOG_LEVELS)[number]
   /** Generate development certificates in the cert dir when it has none. */
@@ -56,90 +104,136 @@ export interface ServeConfig {
   readonly mode: RunMode
   /** Where the reconciler's Lease lives (the service's own namespace). */
   readonly leaderElectionNamespace: string
+  /** The ToolHive operator's service account, `name` (any namespace) or `namespace/name`. */
+  readonly operatorServiceAccount: string
 }
 
 export const IN_CLUSTER_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs'
 
-/** Resolves and validates; returns every problem found rather than the first. */
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
+
+/** `name` or `namespace/name`: a namespace is a DNS-1123 label, a service account a subdomain. */
+function isServiceAccountReference(value: string): boolean {
+  const parts = value.split('/')
+  if (parts.length > 2) return false
+  const name = parts.at(-1) ?? ''
+  const namespace = parts.length === 2 ? parts[0] : undefined
+  return (
+    name.length <= 253 &&
+    DNS1123_SUBDOMAIN.test(name) &&
+    (namespace === undefined || (namespace.length <= 63 && DNS1123_LABEL.test(namespace)))
+  )
+}
+
+/**
+ * Resolves flags and environment (a flag wins over its variable; an empty variable is unset)
+ * and validates them; returns every problem found rather than the first, each naming the flag
+ * or variable it came from.
+ */
 export function resolveServeConfig(
   options: ServeOptions,
-  env: Readonly<Record<string, string | undefined>>,
+  env: Environment,
   defaults: { readonly samplesDir: string; readonly devCertDir: string },
 ): { config: ServeConfig } | { errors: string[] } {
   const errors: string[] = []
-  const kubeconfig = options.kubeconfig ?? nonEmpty(env.KUBECONFIG)
-  const kubeconfigSetting: KubeconfigSetting | undefined =
-    options.kubeconfig !== undefined
-      ? '--kubeconfig'
-      : kubeconfig !== undefined
-        ? 'KUBECONFIG'
-        : undefined
-  const inPod = nonEmpty(env.KUBERNETES_SERVICE_HOST) !== undefined
-  const embedded = !inPod && kubeconfig === undefined
+  const given = (key: TextSetting): Given | undefined => {
+    const { flag, env: variable } = SERVE_SETTINGS[key]
+    const fromFlag = options[key]
+    if (fromFlag !== undefined) return { raw: fromFlag, name: flag }
+    const fromEnv = environmentValue(env, variable)
+    return fromEnv === undefined ? undefined : { raw: fromEnv, name: variable }
+  }
+  const setting = (key: TextSetting, fallback: string): Given =>
+    given(key) ?? { raw: fallback, name: SERVE_SETTINGS[key].flag }
+
+  const kubeconfig = kubeconfigFiles(given('kubeconfig'), errors)
+  const inPod = environmentValue(env, 'KUBERNETES_SERVICE_HOST') !== undefined
+  const embedded = !inPod && given('kubeconfig') === undefined
   const objects = options.objects ?? []
 
   const view: ViewSource = embedded
     ? { kind: 'embedded', objects: objects.length > 0 ? objects : [defaults.samplesDir] }
     : objects.length > 0
       ? { kind: 'files', objects }
-      : { kind: 'cluster', kubeconfig, kubeconfigSetting }
+      : { kind: 'cluster', credentials: kubeconfig ?? inClusterCredentials(env, errors) }
 
   const localOnly = embedded ? '127.0.0.1' : '0.0.0.0'
-  const host = address('--host', options.host ?? localOnly, errors)
-  const probeHost = address('--probe-host', options.probeHost ?? localOnly, errors)
-  const port = portNumber('--port', options.port ?? '9443', errors)
-  const probePort = portNumber('--probe-port', options.probePort ?? '8081', errors)
+  const hostSetting = setting('host', localOnly)
+  const probeHostSetting = setting('probeHost', localOnly)
+  const portSetting = setting('port', '9443')
+  const probePortSetting = setting('probePort', '8081')
+  const host = address(hostSetting, errors)
+  const probeHost = address(probeHostSetting, errors)
+  const port = portNumber(portSetting, errors)
+  const probePort = portNumber(probePortSetting, errors)
   if (port !== 0 && port === probePort && host === probeHost) {
-    errors.push(`--probe-port: must differ from --port (both are ${port})`)
+    errors.push(`${probePortSetting.name}: must differ from ${portSetting.name} (both are ${port})`)
   }
-  const certDir = options.certDir ?? (embedded ? defaults.devCertDir : IN_CLUSTER_CERT_DIR)
-  if (certDir === '') errors.push('--cert-dir: must not be empty')
+  const certDirSetting = setting('certDir', embedded ? defaults.devCertDir : IN_CLUSTER_CERT_DIR)
+  if (certDirSetting.raw === '') errors.push(`${certDirSetting.name}: must not be empty`)
 
-  const certPollIntervalMs = duration(
-    '--cert-poll-interval',
-    options.certPollInterval ?? '5s',
-    100,
-    errors,
-  )
+  const certPollSetting = setting('certPollInterval', '5s')
+  const certPollIntervalMs = duration(certPollSetting, 100, errors)
   // The delay lets the API server's endpoints stop routing here before the listener closes. With
   // no cluster configured nothing routes here, so by default Ctrl-C stops at once (in-flight
   // requests still finish); a delay asked for explicitly is kept.
-  const shutdownDelayMs = duration(
-    '--shutdown-delay',
-    options.shutdownDelay ?? (embedded ? '0s' : '5s'),
-    0,
-    errors,
-  )
-  const drainTimeoutMs = duration('--drain-timeout', options.drainTimeout ?? '20s', 0, errors)
-  const keepAliveTimeoutMs = duration(
-    '--keep-alive-timeout',
-    options.keepAliveTimeout ?? '100s',
-    90_000,
-    errors,
-  )
+  const shutdownDelaySetting = setting('shutdownDelay', embedded ? '0s' : '5s')
+  const shutdownDelayMs = duration(shutdownDelaySetting, 0, errors)
+  const drainTimeoutSetting = setting('drainTimeout', '20s')
+  const drainTimeoutMs = duration(drainTimeoutSetting, 0, errors)
+  const keepAliveSetting = setting('keepAliveTimeout', '100s')
+  const keepAliveTimeoutMs = duration(keepAliveSetting, 90_000, errors)
 
+  // A flag wins over its variable, so `--reconciler-only` is on whatever the variable says.
+  const reconcilerOnly =
+    options.reconcilerOnly ??
+    booleanVariable(env, SERVE_SETTINGS.reconcilerOnly.env, errors) ??
+    false
+  const reconcilerOnlyName =
+    options.reconcilerOnly === undefined
+      ? SERVE_SETTINGS.reconcilerOnly.env
+      : SERVE_SETTINGS.reconcilerOnly.flag
   // The reconciler writes status in a cluster; with files or the embedded default there is none.
   const cluster = view.kind === 'cluster'
-  if (options.reconcilerOnly === true && options.reconciler === false) {
-    errors.push('--reconciler-only and --no-reconciler exclude each other')
+  if (reconcilerOnly && options.reconciler === false) {
+    errors.push(`${reconcilerOnlyName} and --no-reconciler exclude each other`)
   }
-  if (options.reconcilerOnly === true && !cluster) {
-    errors.push('--reconciler-only: needs a cluster (in a pod or --kubeconfig) and no --objects')
+  if (reconcilerOnly && !cluster) {
+    errors.push(
+      `${reconcilerOnlyName}: needs a cluster (in a pod or --kubeconfig) and no --objects`,
+    )
   }
-  const mode: RunMode =
-    options.reconcilerOnly === true
-      ? 'reconciler'
-      : cluster && options.reconciler !== false
-        ? 'all'
-        : 'admission'
-  const leaderElectionNamespace =
-    options.leaderElectionNamespace ?? nonEmpty(env.POD_NAMESPACE) ?? 'mcp-admission'
+  const mode: RunMode = reconcilerOnly
+    ? 'reconciler'
+    : cluster && options.reconciler !== false
+      ? 'all'
+      : 'admission'
+  const namespaceSetting = setting('leaderElectionNamespace', 'mcp-admission')
+  if (!DNS1123_LABEL.test(namespaceSetting.raw) || namespaceSetting.raw.length > 63) {
+    errors.push(
+      `${namespaceSetting.name}: must be a namespace name (a DNS-1123 label), got ${JSON.stringify(namespaceSetting.raw)}`,
+    )
+  }
 
-  if (options.clientCa === '') errors.push('--client-ca: must name a PEM file, or be left unset')
+  const accountSetting = setting('operatorServiceAccount', DEFAULT_OPERATOR_SERVICE_ACCOUNT)
+  if (!isServiceAccountReference(accountSetting.raw)) {
+    errors.push(
+      `${accountSetting.name}: must be a service account name or namespace/name, got ${JSON.stringify(accountSetting.raw)}`,
+    )
+  }
 
-  const logLevel = options.logLevel ?? 'info'
+  const clientCaSetting = given('clientCa')
+  if (clientCaSetting?.raw === '') {
+    errors.push(`${clientCaSetting.name}: must name a PEM file, or be left unset`)
+  }
+
+  const logLevelSetting = setting('logLevel', 'info')
+  const logLevel = logLevelSetting.raw
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    errors.push(`--log-level: must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`)
+    errors.push(
+      `${logLevelSetting.name}: must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`,
+    )
   }
   if (errors.length > 0) return { errors }
   return {
@@ -149,50 +243,97 @@ export function resolveServeConfig(
         port,
         probeHost,
         probePort,
-        certDir,
+        certDir: certDirSetting.raw,
         certPollIntervalMs,
         shutdownDelayMs,
         drainTimeoutMs,
         keepAliveTimeoutMs,
-        clientCaFile: options.clientCa,
+        clientCaFile: clientCaSetting?.raw,
+      },
+      serverNames: {
+        host: hostSetting.name,
+        port: portSetting.name,
+        probeHost: probeHostSetting.name,
+        probePort: probePortSetting.name,
+        certDir: certDirSetting.name,
+        certPollIntervalMs: certPollSetting.name,
+        shutdownDelayMs: shutdownDelaySetting.name,
+        drainTimeoutMs: drainTimeoutSetting.name,
+        keepAliveTimeoutMs: keepAliveSetting.name,
+        clientCaFile: clientCaSetting?.name ?? SERVE_SETTINGS.clientCa.flag,
       },
       view,
       logLevel: logLevel as ServeConfig['logLevel'],
       generateDevCertificates: embedded,
       mode,
-      leaderElectionNamespace,
+      leaderElectionNamespace: namespaceSetting.raw,
+      operatorServiceAccount: accountSetting.raw,
     },
   }
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value
+/**
+ * The kubeconfig files to read: `--kubeconfig` names one file (as kubectl's flag does);
+ * KUBECONFIG is a path list, merged as kubectl merges it (in kubeconfig.ts).
+ */
+function kubeconfigFiles(given: Given | undefined, errors: string[]): Credentials | undefined {
+  if (given === undefined) return undefined
+  const setting: KubeconfigSetting = given.name === '--kubeconfig' ? '--kubeconfig' : 'KUBECONFIG'
+  const files = setting === '--kubeconfig' ? [given.raw] : pathList(given.raw)
+  if (files.length === 0 || files[0] === '') {
+    errors.push(`${setting}: must name a kubeconfig file, got ${JSON.stringify(given.raw)}`)
+  }
+  return { kind: 'kubeconfig', files, setting, value: given.raw }
 }
 
-function portNumber(flag: string, raw: string, errors: string[]): number {
+/**
+ * In a pod the API server is at KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT; a host without
+ * a port is no address to read from (the service account's files are checked at start-up).
+ */
+function inClusterCredentials(env: Environment, errors: string[]): Credentials {
+  const host = environmentValue(env, 'KUBERNETES_SERVICE_HOST') ?? ''
+  const raw = environmentValue(env, 'KUBERNETES_SERVICE_PORT')
+  const port = Number(raw)
+  if (raw === undefined) {
+    errors.push(
+      'KUBERNETES_SERVICE_PORT: not set, but KUBERNETES_SERVICE_HOST is (in-cluster credentials need both; outside a pod, set --kubeconfig)',
+    )
+  } else if (!/^\d+$/.test(raw) || port < 1 || port > 65535) {
+    errors.push(
+      `KUBERNETES_SERVICE_PORT: must be a port number from 1 to 65535, got ${JSON.stringify(raw)}`,
+    )
+  }
+  return { kind: 'in-cluster', host, port }
+}
+
+function portNumber({ raw, name }: Given, errors: string[]): number {
   const value = Number(raw)
   if (!/^\d+$/.test(raw) || value > 65535) {
-    errors.push(`${flag}: must be a port number from 0 to 65535, got "${raw}"`)
+    errors.push(`${name}: must be a port number from 0 to 65535, got ${JSON.stringify(raw)}`)
     return 0
   }
   return value
 }
 
-function address(flag: string, raw: string, errors: string[]): string {
+function address({ raw, name }: Given, errors: string[]): string {
   if (isIP(raw) === 0 && raw !== 'localhost') {
-    errors.push(`${flag}: must be an IP address to listen on (or localhost), got "${raw}"`)
+    errors.push(
+      `${name}: must be an IP address to listen on (or localhost), got ${JSON.stringify(raw)}`,
+    )
   }
   return raw
 }
 
-function duration(flag: string, raw: string, minimumMs: number, errors: string[]): number {
+function duration({ raw, name }: Given, minimumMs: number, errors: string[]): number {
   const parsed = parseDuration(raw)
   if (parsed === undefined) {
-    errors.push(`${flag}: must be a duration such as 500ms, 5s or 1m30s, got "${raw}"`)
+    errors.push(
+      `${name}: must be a duration such as 500ms, 5s or 1m30s, got ${JSON.stringify(raw)}`,
+    )
     return 0
   }
   if (parsed < minimumMs) {
-    errors.push(`${flag}: must be at least ${minimumMs} ms, got "${raw}"`)
+    errors.push(`${name}: must be at least ${minimumMs} ms, got ${JSON.stringify(raw)}`)
   }
   return parsed
 }

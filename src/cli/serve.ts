@@ -1,7 +1,6 @@
 /** `mcp-admission serve`: the admission server, with the embedded default when no cluster is set. */
 
 import { fileURLToPath } from 'node:url'
-import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { createAdmission } from '../admission/webhook.ts'
 import { MemoryView, objectKey } from '../cluster/memory-view.ts'
@@ -23,8 +22,9 @@ import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 import { createLogger } from './logger.ts'
 import { resolveServeConfig } from './serve-config.ts'
-import type { KubeconfigSetting, ServeConfig, ServeOptions } from './serve-config.ts'
-import { asStartupError, kubeconfigError } from './startup-errors.ts'
+import type { Credentials, ServeConfig, ServeOptions } from './serve-config.ts'
+import { asStartupError } from './startup-errors.ts'
+import { loadKubeConfig } from './kubeconfig.ts'
 
 /** Sample objects shipped with the package (also the embedded default's view). */
 const SAMPLES_DIR = fileURLToPath(new URL('../../samples/objects/', import.meta.url))
@@ -39,7 +39,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo): Promise<nu
   }
   // Whatever fails while starting becomes one line and exit 2 (program.ts), never a stack.
   const running = await startFromConfig(resolved.config, io).catch((error: unknown) => {
-    throw asStartupError(error)
+    throw asStartupError(error, resolved.config.serverNames)
   })
   io.runUntilSignal(() => running.close())
   return EXIT.ok
@@ -56,7 +56,7 @@ async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningS
   // startServer checks these again itself; checked here too so that no development certificate
   // is written for a start that is bound to fail.
   if (config.mode !== 'reconciler') await loadServerFiles(config.server)
-  const { view, cluster } = await createView(config, logger)
+  const { view, cluster } = await createView(config, io.serviceAccountDir, logger)
   if (config.generateDevCertificates) {
     // Loaded only here: the x509 generator is not needed in a cluster.
     const { ensureDevCertificates } = await import('../http/dev-certs.ts')
@@ -66,7 +66,10 @@ async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningS
   }
   const metrics = createMetrics()
   const server = await startServer(config.server, {
-    admission: config.mode === 'reconciler' ? undefined : createAdmission({ view }),
+    admission:
+      config.mode === 'reconciler'
+        ? undefined
+        : createAdmission({ view, operatorServiceAccount: config.operatorServiceAccount }),
     view,
     logger,
     metrics,
@@ -122,18 +125,18 @@ interface CreatedView {
   readonly cluster?: Cluster
 }
 
-async function createView(config: ServeConfig, logger: Logger): Promise<CreatedView> {
+async function createView(
+  config: ServeConfig,
+  serviceAccountDir: string | undefined,
+  logger: Logger,
+): Promise<CreatedView> {
   switch (config.view.kind) {
     case 'embedded':
     case 'files':
       // Held as the cluster view holds them: trimmed to what the rules read.
       return { view: await trimmedView(config.view.objects) }
     case 'cluster': {
-      const cluster = await connectCluster(
-        config.view.kubeconfig,
-        config.view.kubeconfigSetting,
-        logger,
-      )
+      const cluster = await connectCluster(config.view.credentials, serviceAccountDir, logger)
       return { view: cluster.view, cluster }
     }
   }
@@ -149,33 +152,12 @@ interface Cluster {
 
 /** Reads the credentials (a kubeconfig, or the pod's) and builds the view; nothing runs yet. */
 async function connectCluster(
-  kubeconfig: string | undefined,
-  setting: KubeconfigSetting | undefined,
+  credentials: Credentials,
+  serviceAccountDir: string | undefined,
   logger: Logger,
 ): Promise<Cluster> {
-  const named = setting ?? '--kubeconfig'
-  // A missing or unreadable file is reported before the (large) client library is loaded.
-  if (kubeconfig !== undefined) {
-    await readFile(kubeconfig).catch((error: unknown) => {
-      throw kubeconfigError(named, kubeconfig, error)
-    })
-  }
-  // Loaded only here: the client is not needed for files or the embedded default.
-  const { KubeConfig } = await import('@kubernetes/client-node')
-  const kubeConfig = new KubeConfig()
-  if (kubeconfig === undefined) kubeConfig.loadFromCluster()
-  else {
-    try {
-      kubeConfig.loadFromFile(kubeconfig)
-    } catch (error) {
-      throw kubeconfigError(named, kubeconfig, error)
-    }
-  }
+  const kubeConfig = await loadKubeConfig(credentials, serviceAccountDir)
   const server = kubeConfig.getCurrentCluster()?.server
-  if (kubeconfig !== undefined && server === undefined) {
-    // Every watch would fail and retry for ever, never ready: say so now instead.
-    throw kubeconfigError(named, kubeconfig, new Error('no current cluster'))
-  }
   const api = new KubeApi(kubeConfig)
   // The initial lists hold whole pages of untrimmed objects: the same peak as parsing files.
   return { api, view: new KubeView({ api, logger, onSynced: releaseLoadingPeak }), server }

@@ -5,18 +5,17 @@
  */
 
 import { ObjectFileError } from '../cluster/load-objects.ts'
-import type { ServerConfig } from '../http/server.ts'
-import { errorCode, fileErrorReason, messageOf, StartupProblem } from '../http/startup-problem.ts'
+import { messageOf, StartupProblem } from '../http/startup-problem.ts'
 import { UsageError } from './io.ts'
-import type { KubeconfigSetting } from './serve-config.ts'
+import type { ServerSettingNames } from './serve-config.ts'
 
 /** The service could not start; the message is the whole line after `mcp-admission: `. */
 export class StartupError extends Error {
   override name = 'StartupError'
 }
 
-/** The flag that sets each server setting (the environment variables mirror them). */
-const FLAG_OF: Readonly<Record<keyof ServerConfig, string>> = {
+/** The flag that sets each server setting, when the config does not say what set it. */
+const FLAG_OF: ServerSettingNames = {
   host: '--host',
   port: '--port',
   probeHost: '--probe-host',
@@ -33,7 +32,7 @@ const FLAG_OF: Readonly<Record<keyof ServerConfig, string>> = {
  * The error to report for a failed start. Errors that already print as one line (a bad flag, an
  * unreadable objects file) pass through; anything unforeseen still becomes one line.
  */
-export function asStartupError(error: unknown): Error {
+export function asStartupError(error: unknown, names: ServerSettingNames = FLAG_OF): Error {
   if (
     error instanceof StartupError ||
     error instanceof UsageError ||
@@ -42,22 +41,9 @@ export function asStartupError(error: unknown): Error {
     return error
   }
   if (error instanceof StartupProblem) {
-    return new StartupError(`${FLAG_OF[error.setting]} ${error.value}: ${error.reason}`, {
+    return new StartupError(`${names[error.setting]} ${error.value}: ${error.reason}`, {
       cause: error,
     })
   }
   return new StartupError(`cannot start: ${messageOf(error)}`, { cause: error })
-}
-
-/** A kubeconfig that cannot be read or parsed, named by the flag or variable that gave it. */
-export function kubeconfigError(
-  setting: KubeconfigSetting,
-  path: string,
-  error: unknown,
-): StartupError {
-  const reason =
-    errorCode(error) === undefined
-      ? `not a valid kubeconfig: ${messageOf(error)}`
-      : fileErrorReason(error)
-  return new StartupError(`${setting} ${path}: ${reason}`, { cause: error })
 }

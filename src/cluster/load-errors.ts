@@ -1,10 +1,17 @@
 /** The object loader's errors: one line each, naming the file, never echoing raw input. */
 
 import { getSystemErrorMessage } from 'node:util'
+import { escapeControls } from '../policy/messages/render.ts'
 
-/** Thrown for unreadable or malformed object files; the message names the file and document. */
+/**
+ * Thrown for unreadable or malformed object files; the message names the file and document. It
+ * is one line whatever it quotes: a file name with a newline or an escape sequence is escaped.
+ */
 export class ObjectFileError extends Error {
   override name = 'ObjectFileError'
+  constructor(message: string) {
+    super(escapeControls(message))
+  }
 }
 
 /** `PATH: no such file or directory`, `PATH: permission denied`: the system's words, no code. */

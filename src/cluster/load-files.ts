@@ -11,9 +11,16 @@
 import { readdir, realpath, stat } from 'node:fs/promises'
 import type { Stats } from 'node:fs'
 import { extname, join, resolve } from 'node:path'
-import { fileSystemError } from './load-errors.ts'
+import { kindOf, MiB } from '../files/bounded-read.ts'
+import { fileSystemError, ObjectFileError } from './load-errors.ts'
 
 export const OBJECT_FILE_EXTENSIONS = ['.yaml', '.yml', '.json'] as const
+
+/**
+ * The largest object file read: far above any manifest or `kubectl get -A -o yaml` dump a view
+ * is loaded from (a 2,000-object file is ~4 MiB), far below what would take the process's memory.
+ */
+export const OBJECT_FILE_MAX_BYTES = 64 * MiB
 
 /** What a directory yields, for messages and help: `*.yaml, *.yml, *.json files, recursively`. */
 export const DIRECTORY_READS = `${OBJECT_FILE_EXTENSIONS.map((e) => `*${e}`).join(', ')} files, recursively`
@@ -64,7 +71,11 @@ async function walk(dir: string, entered: Set<string>, files: ObjectFile[]): Pro
       continue
     }
     if (info.isDirectory()) await walk(path, entered, files)
-    else if (info.isFile() && isObjectFileName(name)) files.push(await objectFile(path))
+    else if (isObjectFileName(name)) {
+      // A FIFO, device or socket named like an object file is refused, not skipped unread.
+      if (!info.isFile()) throw new ObjectFileError(`${path}: not a regular file (${kindOf(info)})`)
+      files.push(await objectFile(path))
+    }
   }
 }
 

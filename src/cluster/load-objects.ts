@@ -1,13 +1,13 @@
 /** Reads Kubernetes objects from YAML/JSON files and directories (multi-document, `List` kinds). */
 
-import { readFile } from 'node:fs/promises'
 import { Composer, LineCounter, Parser } from 'yaml'
 import type { Document } from 'yaml'
 import { isRecord } from '../policy/kube.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { firstDuplicateKey } from './load-duplicate-keys.ts'
 import { ObjectFileError, fileSystemError, printable, quoted } from './load-errors.ts'
-import { DIRECTORY_READS, objectFilesOf } from './load-files.ts'
+import { readBoundedFile } from '../files/bounded-read.ts'
+import { DIRECTORY_READS, OBJECT_FILE_MAX_BYTES, objectFilesOf } from './load-files.ts'
 
 export { ObjectFileError } from './load-errors.ts'
 
@@ -59,17 +59,31 @@ export function parseObjects(text: string, source: string): KubeObject[] {
 
 function* objectsIn(text: string, source: string): Generator<KubeObject> {
   refuseBinary(text, source)
+  // Deep flow nesting (`[[[[…`, `{"a":{"a":…`) is refused before any parser recurses into it:
+  // the YAML parser would take seconds and hundreds of MB to overflow the stack instead.
+  if (bracketsNestDeeperThan(text, MAX_NESTING)) {
+    throw new ObjectFileError(`${source}, document 1: nested deeper than ${MAX_NESTING} levels`)
+  }
   // A .json file is read with JSON.parse: the same result as the YAML parser, many times faster
-  // for large views (a JSON List of thousands of objects).
+  // for large views (a JSON List of thousands of objects). A byte order mark is allowed, as the
+  // YAML reading of the same bytes allows it; a repeated key is refused, as there.
   if (/\.json$/i.test(source)) {
+    const where = `${source}, document 1`
+    const json = text.startsWith('\uFEFF') ? text.slice(1) : text
     let value: unknown
     try {
-      value = JSON.parse(text)
+      value = JSON.parse(json)
     } catch (error) {
       // V8's message quotes the text around the error: escaped, so a stray byte stays visible.
-      throw new ObjectFileError(`${source}, document 1: ${printable((error as Error).message)}`)
+      throw new ObjectFileError(`${where}: ${printable((error as Error).message)}`)
     }
-    yield* expandList(value, `${source}, document 1`)
+    const duplicate = firstDuplicateJsonKey(json)
+    if (duplicate !== undefined) {
+      throw new ObjectFileError(
+        `${where}: Map keys must be unique: ${quoted(duplicate.key)} repeated at offset ${duplicate.offset}`,
+      )
+    }
+    yield* expandList(plainJson(value, where), where)
     return
   }
   const lines = new LineCounter()
@@ -112,10 +126,10 @@ function documentValue(document: Document, where: string, lines: LineCounter): u
     throw new ObjectFileError(`${where}: ${printable((error as Error).message)}`)
   }
   if (value === undefined || value === null) return value
+  value = plainJson(value, where)
   // The parser's strings are slices of the file's text, and V8 keeps a whole text alive for any
   // slice of it still held: one kept name would pin megabytes. Written out and read back, every
-  // string gets its own storage. What JSON cannot hold is dealt with as the API server would
-  // never see it: a cycle (an alias inside itself) is refused, `.nan` and `.inf` become null.
+  // string gets its own storage. A cycle (an alias inside itself) is refused.
   let text: string
   try {
     text = JSON.stringify(value)
@@ -125,6 +139,136 @@ function documentValue(document: Document, where: string, lines: LineCounter): u
     )
   }
   return JSON.parse(text)
+}
+
+/**
+ * `value` as the JSON that Go's YAML reader (sigs.k8s.io/yaml, as kubectl reads manifests) would
+ * make of it, or a one-line refusal where Go refuses or the conversion is not exact:
+ * * a number JSON cannot hold (`1e400`, `.inf`, `.nan`) is refused: it would silently turn into
+ *   null and the object read as unchanged;
+ * * `!!binary` is its bytes as text (refused unless they are UTF-8, as JSON strings must be);
+ * * `!!set` is a mapping of its members to null, as Go reads it;
+ * * `!!timestamp` is refused: Go writes it in its own format, keeping the zone, which the YAML
+ *   library here does not keep;
+ * * nesting deeper than MAX_NESTING is refused.
+ * Custom tags (`!foo bar`) are read as their plain value, as Go does. Walked without recursion.
+ */
+function plainJson(root: unknown, where: string): unknown {
+  const holder = { root }
+  const pending: [Record<string, unknown> | unknown[], string | number, number, string][] = [
+    [holder, 'root', 0, ''],
+  ]
+  // An alias makes one node reachable twice (or from inside itself: JSON.stringify refuses that
+  // cycle later): each is converted and walked once.
+  const converted = new Map<object, unknown>()
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [parent, key, depth, path] = next
+    const node = (parent as Record<string | number, unknown>)[key]
+    if (typeof node === 'object' && node !== null && converted.has(node)) {
+      ;(parent as Record<string | number, unknown>)[key] = converted.get(node)
+      continue
+    }
+    const refuse = (why: string) =>
+      new ObjectFileError(`${where}: ${path === '' ? '' : `${printable(path)}: `}${why}`)
+    if (typeof node === 'number') {
+      if (!Number.isFinite(node))
+        throw refuse('a number beyond float64 (or .inf, .nan): JSON cannot hold it')
+      continue
+    }
+    if (typeof node !== 'object' || node === null) continue
+    if (depth >= MAX_NESTING) throw refuse(`nested deeper than ${MAX_NESTING} levels`)
+    let replaced: unknown = node
+    if (node instanceof Uint8Array) {
+      try {
+        replaced = new TextDecoder('utf-8', { fatal: true }).decode(node)
+      } catch {
+        throw refuse('!!binary content is not UTF-8 text: JSON cannot hold it exactly')
+      }
+    } else if (node instanceof Set) {
+      const members: Record<string, null> = {}
+      for (const member of node as Set<unknown>) {
+        if (typeof member === 'object' && member !== null)
+          throw refuse('a !!set member that is not a scalar')
+        members[String(member)] = null
+      }
+      replaced = members
+    } else if (node instanceof Date) {
+      throw refuse('a !!timestamp: write the time as a quoted string')
+    }
+    ;(parent as Record<string | number, unknown>)[key] = replaced
+    converted.set(node, replaced)
+    if (typeof replaced !== 'object' || replaced === null) continue
+    if (Array.isArray(replaced)) {
+      replaced.forEach((_, i) =>
+        pending.push([replaced as unknown[], i, depth + 1, `${path}[${i}]`]),
+      )
+    } else {
+      for (const child of Object.keys(replaced)) {
+        pending.push([
+          replaced as Record<string, unknown>,
+          child,
+          depth + 1,
+          path === '' ? child : `${path}.${child}`,
+        ])
+      }
+    }
+  }
+  return holder.root
+}
+
+/**
+ * Whether `[`/`{` nest deeper than `limit` anywhere in the text, outside double-quoted strings:
+ * a linear pre-scan, so deep flow nesting is refused before a parser recurses into it. It may
+ * overcount (a bracket in a plain scalar or a comment), never in a real manifest by 200.
+ */
+export function bracketsNestDeeperThan(text: string, limit: number): boolean {
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22) {
+      // Skip a double-quoted string, backslash escapes included.
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) {
+        if (text.charCodeAt(i) === 0x5c) i++
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--
+  }
+  return false
+}
+
+/**
+ * The first repeated key of any object in a valid JSON text, in linear time: JSON.parse keeps the
+ * last value silently, where the YAML reading of the same bytes refuses the file.
+ */
+function firstDuplicateJsonKey(text: string): { key: string; offset: number } | undefined {
+  const scopes: (Set<string> | undefined)[] = []
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === '{') scopes.push(new Set())
+    else if (c === '[') scopes.push(undefined)
+    else if (c === '}' || c === ']') scopes.pop()
+    else if (c === '"') {
+      const start = i
+      let escaped = false
+      for (i++; i < text.length && text[i] !== '"'; i++) {
+        if (text[i] === '\\') {
+          escaped = true
+          i++
+        }
+      }
+      const keys = scopes.at(-1)
+      if (keys === undefined) continue
+      let after = i + 1
+      while (after < text.length && /\s/.test(text[after] ?? '')) after++
+      if (text[after] !== ':') continue
+      const raw = text.slice(start, i + 1)
+      const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1)
+      if (keys.has(key)) return { key, offset: start }
+      keys.add(key)
+    }
+  }
+  return undefined
 }
 
 function at(offset: number, lines: LineCounter): string {
@@ -138,44 +282,59 @@ function at(offset: number, lines: LineCounter): string {
  */
 export const MAX_NESTING = 200
 
-/** True when `value` nests deeper than `limit` objects and arrays (measured without recursion). */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const pending: [unknown, number][] = [[value, 1]]
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [node, depth] = next
-    if (typeof node !== 'object' || node === null) continue
-    if (depth > limit) return true
-    for (const child of Object.values(node)) pending.push([child, depth + 1])
-  }
-  return false
-}
-
+/**
+ * The objects of one document: the document itself, or the items of a List (any kind ending in
+ * `List` with an `items` array), nested Lists flattened as `kubectl apply` reads them. Each
+ * object needs a kind and a name (or generateName) in a `metadata` mapping, as the API server
+ * requires: one without would be admitted here and refused there.
+ */
 function expandList(value: unknown, where: string): KubeObject[] {
   if (!isRecord(value))
     throw new ObjectFileError(`${where}: expected an object, got ${describe(value)}`)
-  if (nestsDeeperThan(value, MAX_NESTING))
-    throw new ObjectFileError(`${where}: nested deeper than ${MAX_NESTING} levels`)
   if (typeof value.kind !== 'string' || value.kind === '') {
     throw new ObjectFileError(`${where}: object has no kind`)
   }
-  if (!value.kind.endsWith('List') || !Array.isArray(value.items)) return [value]
-  return value.items.map((item: unknown, i) => {
-    const itemWhere = `${where}, items[${i}]`
-    if (!isRecord(item) || typeof item.kind !== 'string') {
-      throw new ObjectFileError(`${itemWhere}: expected an object with a kind`)
+  if (value.kind.endsWith('List') && 'items' in value) {
+    if (!Array.isArray(value.items)) {
+      throw new ObjectFileError(`${where}: items of a ${value.kind} must be a list`)
     }
-    return item
-  })
+    return value.items.flatMap((item: unknown, i) => expandList(item, `${where}, items[${i}]`))
+  }
+  checkMetadata(value, where)
+  return [value]
+}
+
+function checkMetadata(object: KubeObject, where: string): void {
+  const metadata: unknown = object.metadata
+  if (!isRecord(metadata)) {
+    throw new ObjectFileError(
+      metadata === undefined
+        ? `${where}: ${String(object.kind)} has no metadata.name`
+        : `${where}: metadata must be a mapping, got ${describe(metadata)}`,
+    )
+  }
+  for (const field of ['name', 'generateName', 'namespace'] as const) {
+    const fieldValue = metadata[field]
+    if (fieldValue !== undefined && typeof fieldValue !== 'string') {
+      throw new ObjectFileError(
+        `${where}: metadata.${field} must be a string, got ${describe(fieldValue)}`,
+      )
+    }
+  }
+  if (!metadata.name && !metadata.generateName) {
+    throw new ObjectFileError(`${where}: ${String(object.kind)} has no metadata.name`)
+  }
 }
 
 async function read(file: string): Promise<string> {
   try {
-    return await readFile(file, 'utf8')
+    return (await readBoundedFile(file, OBJECT_FILE_MAX_BYTES)).toString('utf8')
   } catch (error) {
     throw fileSystemError(file, error)
   }
 }
 
 function describe(value: unknown): string {
+  if (value === null) return 'null'
   return Array.isArray(value) ? 'a list' : typeof value
 }

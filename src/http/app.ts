@@ -8,8 +8,6 @@ import type { FastifyInstance, FastifyServerOptions, onRequestHookHandler } from
 import type { ServerOptions as HttpsOptions } from 'node:https'
 import type { Logger } from 'pino'
 import type { Admission, ReviewOutcome } from '../admission/webhook.ts'
-import { operatorWriter } from '../admission/writer.ts'
-import type { Writer } from '../admission/writer.ts'
 import { WEBHOOKS } from '../admission/review.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { EMPTY_BODY_MESSAGE, acceptJsonOnly, unsupportedContentType } from './body.ts'
@@ -22,8 +20,6 @@ interface AdmissionAppOptions {
   readonly admission: Admission
   readonly logger: Logger
   readonly metrics: Metrics
-  /** Tells the operator's writes from others' for `mcp_admission_mutations_total`. */
-  readonly writerOf?: (userInfo: unknown) => Writer
   /** TLS options; absent only for `inject` tests. */
   readonly https?: HttpsOptions
   /** Socket tuning passed through to Fastify (keep-alive, timeouts). */
@@ -35,7 +31,6 @@ interface AdmissionAppOptions {
 
 export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance {
   const { admission, logger, metrics } = options
-  const writerOf = options.writerOf ?? operatorWriter()
   const app = Fastify({
     loggerInstance: logger,
     // One line per review is logged by the route itself; Fastify's own per-request lines are noise.
@@ -80,7 +75,7 @@ export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance
       }
       const outcome = await admission.review(request.body, webhook)
       logOutcome(logger, webhook, outcome)
-      if (webhook === 'mutate') countMutation(metrics, writerOf, outcome)
+      if (webhook === 'mutate') countMutation(metrics, outcome)
       if (!outcome.ok) return reply.code(400).send({ code: 400, message: outcome.message })
       return outcome.review
     })
@@ -110,17 +105,13 @@ function instrument(metrics: Metrics, path: string): onRequestHookHandler {
  * `mcp_admission_mutations_total` for a review a mutating route admitted. The labels come from
  * the route, never from the request, so a client cannot grow the series.
  */
-function countMutation(
-  metrics: Metrics,
-  writerOf: (userInfo: unknown) => Writer,
-  outcome: ReviewOutcome,
-): void {
+function countMutation(metrics: Metrics, outcome: ReviewOutcome): void {
   if (!outcome.ok || !outcome.route || !outcome.review.response.allowed) return
   const { resource = outcome.route.kind.toLowerCase(), subResource } = outcome.route
   metrics.mutations.inc({
     resource: subResource === '' ? resource : `${resource}/${subResource}`,
     changed: String(outcome.review.response.patch !== undefined),
-    writer: writerOf(outcome.request?.userInfo),
+    writer: outcome.writer ?? 'other',
   })
 }
 

@@ -8,34 +8,59 @@
 import { createHash, X509Certificate } from 'node:crypto'
 import { watch } from 'node:fs'
 import type { FSWatcher } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createSecureContext } from 'node:tls'
 import type { Logger } from 'pino'
+import { MiB, readBoundedFile } from '../files/bounded-read.ts'
+import { fileErrorReason } from './startup-problem.ts'
 
 export const CERT_FILE = 'tls.crt'
 export const KEY_FILE = 'tls.key'
 
-interface CertificatePair {
+/** A certificate chain or a key is a few KiB; a file far larger is not one. */
+export const CERTIFICATE_FILE_MAX_BYTES = MiB
+
+export interface CertificatePair {
   readonly cert: Buffer
   readonly key: Buffer
+  readonly notBefore: Date
   readonly notAfter: Date
   readonly subject: string
   /** Identifies the pair's bytes, to skip reloads of unchanged files. */
   readonly fingerprint: string
 }
 
-/** Reads and checks a pair; throws an Error whose message says what is wrong. */
+/**
+ * The one check of a certificate's time: undefined when it is valid at `now`, else what is wrong
+ * (`expired at 2026-01-01T00:00:00.000Z`, `not valid until …`). Clients refuse a certificate
+ * outside its validity, so such a pair is not one to be ready with.
+ */
+export function validityProblem(
+  pair: Pick<CertificatePair, 'notBefore' | 'notAfter'>,
+  now: Date,
+): string | undefined {
+  if (now.getTime() < pair.notBefore.getTime()) {
+    return `not valid until ${pair.notBefore.toISOString()}`
+  }
+  if (now.getTime() > pair.notAfter.getTime()) return `expired at ${pair.notAfter.toISOString()}`
+  return undefined
+}
+
+/** A pair that cannot be used; the message is one readable line naming the file. */
+class CertificateFileError extends Error {
+  override name = 'CertificateFileError'
+}
+
+/** Reads and checks a pair; throws a CertificateFileError whose message says what is wrong. */
 async function readCertificatePair(dir: string): Promise<CertificatePair> {
-  const [cert, key] = await Promise.all([
-    readFile(join(dir, CERT_FILE)),
-    readFile(join(dir, KEY_FILE)),
-  ])
+  const certPath = join(dir, CERT_FILE)
+  const keyPath = join(dir, KEY_FILE)
+  const [cert, key] = await Promise.all([readPairFile(certPath), readPairFile(keyPath)])
   let certificate: X509Certificate
   try {
     certificate = new X509Certificate(cert)
   } catch (error) {
-    throw new Error(`${join(dir, CERT_FILE)} is not a PEM certificate: ${messageOf(error)}`, {
+    throw new CertificateFileError(`${certPath}: not a PEM certificate (${opensslReason(error)})`, {
       cause: error,
     })
   }
@@ -43,46 +68,84 @@ async function readCertificatePair(dir: string): Promise<CertificatePair> {
     // Fails on an unparsable key and on a key that does not match the certificate.
     createSecureContext({ cert, key })
   } catch (error) {
-    throw new Error(`${join(dir, KEY_FILE)} does not fit ${CERT_FILE}: ${messageOf(error)}`, {
-      cause: error,
-    })
+    const reason =
+      errorCodeOf(error) === 'ERR_OSSL_X509_KEY_VALUES_MISMATCH'
+        ? `does not match ${CERT_FILE}`
+        : `not a usable private key (${opensslReason(error)})`
+    throw new CertificateFileError(`${keyPath}: ${reason}`, { cause: error })
   }
   const fingerprint = createHash('sha256').update(cert).update(key).digest('hex')
   return {
     cert,
     key,
-    notAfter: new Date(certificate.validTo),
+    notBefore: certificate.validFromDate,
+    notAfter: certificate.validToDate,
     subject: certificate.subject,
     fingerprint,
   }
+}
+
+/** A regular file of at most 1 MiB: a FIFO or device swapped in cannot block the reload. */
+async function readPairFile(path: string): Promise<Buffer> {
+  try {
+    return await readBoundedFile(path, CERTIFICATE_FILE_MAX_BYTES)
+  } catch (error) {
+    throw new CertificateFileError(`${path}: ${fileErrorReason(error)}`, { cause: error })
+  }
+}
+
+/** OpenSSL's reason alone (`no start line`), not its `error:0480006C:PEM routines::` prefix. */
+function opensslReason(error: unknown): string {
+  const { reason } = error as { reason?: unknown }
+  return typeof reason === 'string' && reason !== '' ? reason : messageOf(error)
+}
+
+function errorCodeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | undefined)?.code
 }
 
 interface CertificateWatcherOptions {
   readonly dir: string
   readonly pollIntervalMs: number
   readonly logger: Logger
-  /** Called with each new valid pair (including the first). */
+  /** Called with each pair that is to be served (including the first). */
   readonly onPair: (pair: CertificatePair) => void
-  /** Called when a reload finds an unusable pair (once per distinct failure). */
+  /** Called when a reload finds an unusable pair, or one kept out (once per distinct failure). */
   readonly onRejected?: (error: Error) => void
+  /** The time now (tests move it). */
+  readonly now?: () => Date
 }
 
-/** Keeps the current pair in step with the files; `current` is undefined until one loads. */
+/**
+ * Keeps the served pair in step with the files; `current` is undefined until one loads. A pair
+ * that is outside its validity (expired, or not yet valid) is served only while no valid one is:
+ * it replaces an expired pair, never a valid one, and the service is not ready with it.
+ */
 export class CertificateWatcher {
   readonly #options: CertificateWatcherOptions
+  readonly #now: () => Date
   #current: CertificatePair | undefined
   #watcher: FSWatcher | undefined
   #poll: NodeJS.Timeout | undefined
   #debounce: NodeJS.Timeout | undefined
   #reloading: Promise<void> = Promise.resolve()
   #lastFailure = ''
+  /** The served pair's validity problem last warned about, so each is logged once. */
+  #lastValidityWarning: string | undefined
 
   constructor(options: CertificateWatcherOptions) {
     this.#options = options
+    this.#now = options.now ?? (() => new Date())
   }
 
   get current(): CertificatePair | undefined {
     return this.#current
+  }
+
+  /** Undefined when a pair valid now is served, else what is wrong (read at each readiness check). */
+  currentProblem(): string | undefined {
+    if (this.#current === undefined) return 'none loaded'
+    return validityProblem(this.#current, this.#now())
   }
 
   /** Loads the pair once (if possible) and starts watching and polling. */
@@ -111,28 +174,74 @@ export class CertificateWatcher {
 
   async #reloadOnce(): Promise<void> {
     const { dir, logger } = this.#options
+    const now = this.#now()
     let pair: CertificatePair
     try {
       pair = await readCertificatePair(dir)
     } catch (error) {
-      const message = messageOf(error)
-      if (message !== this.#lastFailure) {
-        // Logged once per distinct failure: a missing mount would otherwise log every poll.
-        this.#lastFailure = message
-        const keeping = this.#current ? 'keeping the current certificate' : 'not serving yet'
-        logger.warn({ err: error, dir }, `serving certificate not loaded (${keeping})`)
-        this.#options.onRejected?.(error instanceof Error ? error : new Error(message))
-      }
+      this.#reject(error, now)
+      return
+    }
+    if (pair.fingerprint === this.#current?.fingerprint) {
+      this.#lastFailure = ''
+      this.#warnIfServedInvalid(now) // a certificate that expired while served
+      return
+    }
+    const problem = validityProblem(pair, now)
+    if (problem !== undefined && this.#current && !validityProblem(this.#current, now)) {
+      // Keep serving the valid pair; the files are read again at the next poll (a pair that is
+      // not valid yet is taken once it is).
+      this.#reject(new CertificateFileError(`${join(dir, CERT_FILE)}: ${problem}`), now)
       return
     }
     this.#lastFailure = ''
-    if (pair.fingerprint === this.#current?.fingerprint) return
     this.#current = pair
-    logger.info(
-      { subject: pair.subject, notAfter: pair.notAfter.toISOString(), dir },
-      'serving certificate loaded',
-    )
+    this.#lastValidityWarning = undefined
+    const fields = {
+      subject: pair.subject,
+      notBefore: pair.notBefore.toISOString(),
+      notAfter: pair.notAfter.toISOString(),
+      dir,
+    }
+    if (problem === undefined) logger.info(fields, 'serving certificate loaded')
+    this.#warnIfServedInvalid(now)
     this.#options.onPair(pair)
+  }
+
+  /** One readable warning per distinct failure (a missing mount would otherwise log every poll). */
+  #reject(error: unknown, now: Date): void {
+    const { dir, logger } = this.#options
+    const reason = messageOf(error)
+    if (reason === this.#lastFailure) return
+    this.#lastFailure = reason
+    const current = this.#current
+    const keeping =
+      current === undefined
+        ? 'not serving yet'
+        : validityProblem(current, now) === undefined
+          ? `keeping the current certificate, valid until ${current.notAfter.toISOString()}`
+          : 'keeping the current certificate'
+    logger.warn({ dir, reason }, `serving certificate not loaded (${keeping}): ${reason}`)
+    // The error object, with its stack and OpenSSL's fields, is for debugging only.
+    logger.debug({ err: error, dir }, 'serving certificate not loaded')
+    this.#options.onRejected?.(error instanceof Error ? error : new Error(reason))
+  }
+
+  #warnIfServedInvalid(now: Date): void {
+    const current = this.#current
+    if (current === undefined) return
+    const problem = validityProblem(current, now)
+    if (problem === undefined || problem === this.#lastValidityWarning) return
+    this.#lastValidityWarning = problem
+    this.#options.logger.warn(
+      {
+        subject: current.subject,
+        notBefore: current.notBefore.toISOString(),
+        notAfter: current.notAfter.toISOString(),
+        dir: this.#options.dir,
+      },
+      `serving certificate ${problem}: not ready until a currently valid certificate is loaded`,
+    )
   }
 
   #ensureWatch(): void {

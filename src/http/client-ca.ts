@@ -7,7 +7,7 @@
  */
 
 import { X509Certificate } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { MiB, readBoundedFile } from '../files/bounded-read.ts'
 import { fileErrorReason, messageOf, StartupProblem } from './startup-problem.ts'
 
 export interface ClientCaBundle {
@@ -17,11 +17,14 @@ export interface ClientCaBundle {
   readonly authorities: readonly string[]
 }
 
-/** Reads and checks the bundle; a StartupProblem (setting `clientCaFile`) says what is wrong. */
+/** A bundle of a few hundred CAs (a system bundle is ~200 KiB) fits; a file far larger is none. */
+export const CLIENT_CA_MAX_BYTES = 4 * MiB
+
+/** Reads and checks the bundle (a regular file, at most 4 MiB); a StartupProblem (setting `clientCaFile`) says what is wrong. */
 export async function readClientCa(file: string): Promise<ClientCaBundle> {
   let pem: string
   try {
-    pem = await readFile(file, 'utf8')
+    pem = (await readBoundedFile(file, CLIENT_CA_MAX_BYTES)).toString('utf8')
   } catch (error) {
     throw new StartupProblem('clientCaFile', file, fileErrorReason(error), { cause: error })
   }

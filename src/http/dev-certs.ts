@@ -33,6 +33,9 @@ interface DevCertificateOptions {
   /** DNS names and IP addresses the serving certificate is valid for. */
   readonly hosts?: readonly string[]
   readonly validDays?: number
+  /** The serving certificate's validity (default: from a minute ago, for `validDays`). */
+  readonly notBefore?: Date
+  readonly notAfter?: Date
   /** Sign with this CA instead of a new one (to rotate a serving certificate under one CA). */
   readonly issuer?: { readonly cert: x509.X509Certificate; readonly keys: webcrypto.CryptoKeyPair }
 }
@@ -72,13 +75,14 @@ export async function createDevCertificates(
   const hosts = options.hosts ?? ['localhost', '127.0.0.1', '::1']
   const issuer = options.issuer ?? (await createDevCa())
   const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])
-  const notBefore = new Date(Date.now() - 60_000)
+  const notBefore = options.notBefore ?? new Date(Date.now() - 60_000)
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serialNumber(),
     subject: `CN=${hosts[0] ?? 'localhost'}`,
     issuer: issuer.cert.subject,
     notBefore,
-    notAfter: new Date(notBefore.getTime() + (options.validDays ?? 365) * DAY_MS),
+    notAfter:
+      options.notAfter ?? new Date(notBefore.getTime() + (options.validDays ?? 365) * DAY_MS),
     publicKey: keys.publicKey,
     signingKey: issuer.keys.privateKey,
     signingAlgorithm: ALGORITHM,

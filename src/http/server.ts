@@ -248,6 +248,11 @@ async function startAdmissionListener(
     },
   })
   readiness.require('serving certificate loaded', () => certificates.current !== undefined)
+  // Checked at each readiness check, so a certificate that expires while served turns it false.
+  readiness.require(
+    'serving certificate valid now',
+    () => certificates.current === undefined || certificates.currentProblem() === undefined,
+  )
   try {
     await certificates.start()
     const url = await app

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { ANNOTATIONS, RUNCONFIG_COMPONENT_LABEL, RUNCONFIG_COMPONENTS } from './names.ts'
 import { ensureRecord, isRecord, setOwn, stringMap } from './kube.ts'
 import type { KubeObject } from './kube.ts'
-import type { FieldViolation } from './field-errors.ts'
+import type { FieldViolation } from './messages/field-errors.ts'
 import type { MutationResult } from './result.ts'
 import { wrongType } from './value-checks.ts'
 

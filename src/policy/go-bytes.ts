@@ -104,22 +104,6 @@ export function utf8Length(text: string, from = 0): number {
   return bytes
 }
 
-/** `text` cut to `maxBytes` of UTF-8 with a trailing `…`, never inside a character. */
-export function clipUtf8(text: string, maxBytes: number): string {
-  // Each UTF-16 unit encodes to at most 3 bytes, so short text needs no counting.
-  if (text.length * 3 <= maxBytes || utf8Length(text) <= maxBytes) return text
-  const budget = maxBytes - 3 // the ellipsis is 3 bytes
-  let bytes = 0
-  let cut = 0
-  for (const char of text) {
-    const size = utf8Length(char)
-    if (bytes + size > budget) break
-    bytes += size
-    cut += char.length
-  }
-  return `${text.slice(0, cut)}…`
-}
-
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff
 }

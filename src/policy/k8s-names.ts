@@ -1,7 +1,7 @@
 /** Kubernetes name and key syntax (apimachinery's IsDNS1123Subdomain) and Secret key references. */
 
-import { violation } from './field-errors.ts'
-import type { FieldViolation } from './field-errors.ts'
+import { violation } from './messages/field-errors.ts'
+import type { FieldViolation } from './messages/field-errors.ts'
 import { isRecord } from './kube.ts'
 import { checkRequiredString, isSet, wrongType } from './value-checks.ts'
 

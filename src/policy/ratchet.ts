@@ -4,13 +4,12 @@
  * before a rule existed (or before this webhook was installed) stay editable in every other field.
  */
 
-import { formatViolation } from './field-errors.ts'
-import type { FieldViolation } from './field-errors.ts'
+import type { FieldViolation } from './messages/field-errors.ts'
 import type { KubeObject } from './kube.ts'
 import { jsonEqual } from './kube.ts'
 import { parseFieldPath, valueAtSegments } from './object-path.ts'
 import type { ValidationInput, ValidationResult } from './result.ts'
-import { shortWarning } from './warnings.ts'
+import { formatViolation } from './messages/render.ts'
 
 /**
  * Runs `validate` on the object; on UPDATE, turns each violation the old object also had (same
@@ -70,5 +69,5 @@ function unchanged(oldObject: KubeObject, object: KubeObject, field: string): bo
 function ratchetWarning(found: FieldViolation): string {
   const detail = formatViolation({ ...found, field: '' })
   const prefix = found.field === '' ? '' : `${found.field}: `
-  return shortWarning(`${prefix}pre-existing violation kept: ${detail}`)
+  return `${prefix}pre-existing violation kept: ${detail}`
 }

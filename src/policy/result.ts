@@ -4,7 +4,7 @@
  */
 
 import type { KubeObject } from './kube.ts'
-import type { FieldViolation } from './field-errors.ts'
+import type { FieldViolation } from './messages/field-errors.ts'
 
 interface Mutated {
   readonly object: KubeObject

@@ -6,8 +6,7 @@
  * with its own field manager and leaves out any type another manager owns (field-ownership.ts).
  */
 
-import { clipUtf8 } from './go-bytes.ts'
-import { formatViolations } from './field-errors.ts'
+import { renderViolations } from './messages/render.ts'
 import { groupOf, isRecord } from './kube.ts'
 import type { JsonObject, KubeObject } from './kube.ts'
 import { TOOLHIVE_GROUP, toolHiveKind } from './kinds.ts'
@@ -35,7 +34,10 @@ export interface DesiredStatus {
   readonly conditions: readonly DesiredCondition[]
 }
 
-/** metav1.Condition's limit on `message`; counted in UTF-8 bytes, the stricter reading. */
+/**
+ * metav1.Condition's limit on `message`, counted in UTF-8 bytes (the stricter reading); messages
+ * are rendered within the 4 KiB of a denial (messages/render.ts), well inside it.
+ */
 export const MAX_CONDITION_MESSAGE_BYTES = 32_768
 
 /** The condition types this reconciler owns (DESIGN §6). */
@@ -196,7 +198,7 @@ function validCondition(object: KubeObject): DesiredCondition {
   if (violations.length === 0) return CONDITIONS.valid
   return {
     ...CONDITIONS.invalid,
-    message: clipUtf8(formatViolations(violations), MAX_CONDITION_MESSAGE_BYTES),
+    message: renderViolations(violations).message,
   }
 }
 

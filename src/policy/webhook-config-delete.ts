@@ -5,12 +5,11 @@
  * Helm uninstall, GitOps pruning). Only where nothing protects it (an older operator) is it denied.
  */
 
-import { violation } from './field-errors.ts'
+import { violation } from './messages/field-errors.ts'
 import { isRecord } from './kube.ts'
 import type { KubeObject } from './kube.ts'
 import { WEBHOOK_CONFIG_FINALIZER } from './names.ts'
 import type { ValidationResult } from './result.ts'
-import { shortWarning } from './warnings.ts'
 
 /**
  * Allows deleting the config `name` (stored as `config`) with a warning naming
@@ -29,7 +28,7 @@ export function validateWebhookConfigDelete(
   const names = [...new Set(referencingServers)].sort()
   const workloads = names.map((name) => `MCPServer ${name}`).join(', ')
   if (hasFinalizer(config, WEBHOOK_CONFIG_FINALIZER)) {
-    return { violations: [], warnings: [shortWarning(`deletion waits for ${workloads}`)] }
+    return { violations: [], warnings: [`deletion waits for ${workloads}`] }
   }
   const pronoun = names.length === 1 ? 'it' : 'them'
   return {

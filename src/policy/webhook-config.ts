@@ -3,10 +3,10 @@
  * order (validating before mutating, each webhook's fields in schema order).
  */
 
-import { violation } from './field-errors.ts'
-import type { FieldViolation } from './field-errors.ts'
+import { violation } from './messages/field-errors.ts'
+import type { FieldViolation } from './messages/field-errors.ts'
 import { isRecord } from './kube.ts'
-import { clipText, quoteValue } from './quoted-value.ts'
+import { excerpt, quoteValue } from './messages/render.ts'
 import type { ValidationInput, ValidationResult } from './result.ts'
 import { isSet, wrongType } from './value-checks.ts'
 import { checkWebhookSpec } from './webhook-spec.ts'
@@ -97,7 +97,7 @@ class NameRegistry {
     } else if (sameSanitised !== undefined) {
       violations.push({
         ...violation.duplicate(field, name),
-        detail: `collides with ${quoteValue(sameSanitised.name)} (${sameSanitised.field}) after sanitising to ${clipText(sanitised, NAME_MAX_CHARS)}`,
+        detail: `collides with ${quoteValue(sameSanitised.name)} (${sameSanitised.field}) after sanitising to ${excerpt(sanitised, NAME_MAX_CHARS)}`,
       })
     } else {
       this.#byName.set(name, field)

@@ -3,17 +3,16 @@
  * its name (names are checked across the whole config, in webhook-config.ts).
  */
 
-import { violation } from './field-errors.ts'
-import type { FieldViolation } from './field-errors.ts'
+import { violation } from './messages/field-errors.ts'
+import type { FieldViolation } from './messages/field-errors.ts'
 import { parseGoDuration } from './go-duration.ts'
 import { goHostname, parseGoUrl } from './go-url.ts'
 import { checkSecretKeyRef } from './k8s-names.ts'
 import { isRecord } from './kube.ts'
 import type { JsonObject } from './kube.ts'
-import { MAX_QUOTED_CHARS, clipText } from './quoted-value.ts'
-import { hasUserInfo } from './redact.ts'
+import { excerpt } from './messages/render.ts'
+import { hasUserInfo } from './messages/redact.ts'
 import { checkRequiredString, isSet, wrongType } from './value-checks.ts'
-import { shortWarning } from './warnings.ts'
 
 const FAILURE_POLICIES = ['fail', 'ignore'] as const
 
@@ -67,11 +66,9 @@ function checkUrl(webhookField: string, value: unknown, insecure: boolean, found
   found.violations.push(...problems.map((detail) => violation.invalid(field, value, detail)))
   if (problems.length > 0 || !insecure) return
   found.warnings.push(
-    shortWarning(
-      scheme === 'http'
-        ? `${field}: plain http is unencrypted; allowed only because insecureSkipVerify is true`
-        : `${webhookField}.tlsConfig.insecureSkipVerify: TLS certificate verification is disabled`,
-    ),
+    scheme === 'http'
+      ? `${field}: plain http is unencrypted; allowed only because insecureSkipVerify is true`
+      : `${webhookField}.tlsConfig.insecureSkipVerify: TLS certificate verification is disabled`,
   )
 }
 
@@ -111,7 +108,7 @@ function unparsableUrlProblem(url: string, reason: string): string {
     return URL_MESSAGES.notAbsolute
   }
   // Go quotes an excerpt (`invalid port ":…" after host`), which can be as long as the value.
-  return invalidUrlMessage(clipText(reason, MAX_QUOTED_CHARS))
+  return invalidUrlMessage(excerpt(reason))
 }
 
 /**

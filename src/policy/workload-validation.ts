@@ -3,8 +3,8 @@
  * share these fields). The MCPServer cross-field rules repeat its CRD's CEL rules word for word.
  */
 
-import { violation } from './field-errors.ts'
-import type { FieldViolation } from './field-errors.ts'
+import { violation } from './messages/field-errors.ts'
+import type { FieldViolation } from './messages/field-errors.ts'
 import { checkSecretKeyRef } from './k8s-names.ts'
 import { isRecord } from './kube.ts'
 import type { JsonObject } from './kube.ts'

@@ -4,7 +4,6 @@ import type { JsonObject } from './kube.ts'
 import { isRecord } from './kube.ts'
 import type { WorkloadKind } from './kinds.ts'
 import { isStdioServer } from './proxy-owner.ts'
-import { shortWarning } from './warnings.ts'
 import { webhookConfigRefName } from './webhook-config-ref.ts'
 
 /** The warnings for a workload spec, each at most 120 characters. */
@@ -34,5 +33,5 @@ export function workloadWarnings(
       `spec.webhookConfigRef.name: MCPWebhookConfig ${JSON.stringify(refName)} does not exist in this namespace`,
     )
   }
-  return warnings.map(shortWarning)
+  return warnings
 }

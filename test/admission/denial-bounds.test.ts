@@ -120,3 +120,42 @@ t.test('an internal error message is bounded and redacted too', async (t) => {
   t.match(message, /^internal error while admitting: cannot reach http:\/\/REDACTED@x\/y+…$/)
   t.ok(Buffer.byteLength(message) <= 4096)
 })
+
+t.test('every logged field of a review is redacted and bounded', async (t) => {
+  // Hostile request fields, as a client other than the API server could send them.
+  const cases: { name: string; request: Record<string, unknown>; absent: RegExp }[] = [
+    { name: 'a 1 MiB uid', request: { uid: 'u'.repeat(1 << 20) }, absent: /u{300}/ },
+    { name: 'a 1 MiB name', request: { name: 'n'.repeat(1 << 20) }, absent: /n{300}/ },
+    {
+      name: 'a namespace holding a URL with a password',
+      request: { namespace: 'https://admin:hunter2@h/?token=t0k' },
+      absent: /hunter2|t0k/,
+    },
+    {
+      name: 'a name with a fragment',
+      request: { name: 'x.y#access_token=s3cr3t' },
+      absent: /s3cr3t/,
+    },
+  ]
+  for (const { name, request, absent } of cases) {
+    const { app, logLines } = testApp()
+    const body = review(webhookConfig({}))
+    const reply = await app.inject({
+      method: 'POST',
+      url: '/validate',
+      headers: JSON_HEADERS,
+      payload: { ...body, request: { ...body.request, ...request } },
+    })
+    t.equal(reply.statusCode, 200, `${name}: answered`)
+    const logged = JSON.stringify(logLines())
+    t.ok(logLines().length > 0, `${name}: logged`)
+    t.notMatch(logged, absent, `${name}: not logged whole`)
+    if (typeof request['uid'] === 'string') {
+      t.equal(
+        reply.json<{ response: { uid: string } }>().response.uid,
+        request['uid'],
+        'uid echoed',
+      )
+    }
+  }
+})

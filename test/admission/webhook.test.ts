@@ -7,7 +7,7 @@ import { MemoryView } from '../../src/cluster/memory-view.ts'
 import { ClusterReadError } from '../../src/cluster/view.ts'
 import { proxyDeployment } from '../helpers/proxy.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
-import { violation } from '../../src/policy/field-errors.ts'
+import { violation } from '../../src/policy/messages/field-errors.ts'
 import { applyPatch } from '../../src/admission/patch.ts'
 import { VECTOR_CHECKSUM, patchOf, review, runConfigMap } from '../helpers/objects.ts'
 

@@ -1,5 +1,8 @@
 import t from 'tap'
+import { createAdmission } from '../../src/admission/webhook.ts'
 import { operatorWriter } from '../../src/admission/writer.ts'
+import { MemoryView } from '../../src/cluster/memory-view.ts'
+import { review, runConfigMap } from '../helpers/objects.ts'
 
 t.test('the operator service account, in any namespace or one named', async (t) => {
   const cases: [string | undefined, unknown, 'operator' | 'other'][] = [
@@ -25,3 +28,18 @@ t.test('the operator service account, in any namespace or one named', async (t) 
     t.equal(operatorWriter(account)(userInfo), expected, `${account}: ${JSON.stringify(userInfo)}`)
   }
 })
+
+t.test(
+  'the admission names the writer of each routed review, by the account it is given',
+  async (t) => {
+    const admission = createAdmission({ view: new MemoryView(), operatorServiceAccount: 'ops/thv' })
+    const writerFor = async (username: string) => {
+      const body = review(runConfigMap()) as unknown as { request: Record<string, unknown> }
+      body.request['userInfo'] = { username }
+      const outcome = await admission.review(body, 'mutate')
+      return outcome.ok ? outcome.writer : undefined
+    }
+    t.equal(await writerFor('system:serviceaccount:ops:thv'), 'operator')
+    t.equal(await writerFor('system:serviceaccount:toolhive-system:toolhive-operator'), 'other')
+  },
+)

@@ -80,7 +80,7 @@ t.test('a denied object makes check exit 1 and names the field', async (t) => {
 
 t.test('bad files exit 2 with the file and document named', async (t) => {
   const dir = t.testdir({
-    'broken.yaml': 'kind: ConfigMap\n---\nfoo: [\n',
+    'broken.yaml': 'kind: ConfigMap\nmetadata: {name: a}\n---\nfoo: [\n',
     'scalar.yaml': '42\n',
     'nokind.yaml': 'metadata: {}\n',
   })
@@ -136,4 +136,60 @@ t.test('the invalid sample is denied with every violation listed (exit 1)', asyn
   ]) {
     t.ok(result.stdout.includes(text), text)
   }
+})
+
+t.test(
+  'check prints no user text raw: a name cannot forge a line or drive the terminal',
+  async (t) => {
+    const names: [string, string][] = [
+      ['a\n0 admitted (0 mutated), 0 denied', '"a\\n0 admitted (0 mutated), 0 denied"'],
+      ['\u001b[2Jcleared', '"\\x1b[2Jcleared"'],
+      ['c1\u009bcsi', '"c1\\u009bcsi"'],
+      ['rtl\u202eevil', '"rtl\\u202eevil"'],
+      ['plain', 'plain'],
+    ]
+    for (const [name, shown] of names) {
+      const dir = t.testdir({
+        'cm.json': JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name } }),
+      })
+      const result = await runCli(['check', join(dir, 'cm.json')])
+      t.equal(result.code, 0, JSON.stringify(name))
+      t.equal(
+        result.stdout,
+        `admitted Service default/${shown}: unchanged\n1 admitted (0 mutated), 0 denied\n`,
+        JSON.stringify(name),
+      )
+    }
+  },
+)
+
+t.test('inputs check cannot read exactly: exit 2 and one line, JSON as YAML', async (t) => {
+  const files: Record<string, string> = {
+    'dup.json': '{"apiVersion":"v1","kind":"Service","metadata":{"name":"a","name":"b"}}',
+    'dup.yaml': '{"apiVersion":"v1","kind":"Service","metadata":{"name":"a","name":"b"}}',
+    'inf.yaml':
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: {replicas: 1e400}\n',
+    'inf.json':
+      '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"},"spec":{"replicas":1e400}}',
+    'unnamed.yaml': 'apiVersion: v1\nkind: Service\nmetadata: {labels: {a: b}}\n',
+    'meta.yaml': 'apiVersion: v1\nkind: Service\nmetadata: [x]\n',
+    'nested.yaml':
+      'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - {apiVersion: v1, kind: Service}\n',
+    'deep.yaml': `kind: Service\nspec: ${'['.repeat(50_000)}\n`,
+  }
+  const dir = t.testdir(files)
+  for (const name of Object.keys(files)) {
+    const result = await runCli(['check', join(dir, name)])
+    t.equal(result.code, 2, `${name}: exit 2`)
+    t.equal(result.stdout, '', `${name}: nothing checked`)
+    t.match(
+      result.stderr,
+      new RegExp(`^mcp-admission: [^\\n]*${name}, document 1[^\\n]*\\n$`),
+      name,
+    )
+  }
+  const bom = t.testdir({
+    'bom.json': '\uFEFF{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"}}',
+  })
+  t.match(await runCli(['check', join(bom, 'bom.json')]), { code: 0, stdout: /1 admitted/ })
 })

@@ -31,3 +31,22 @@ t.test('commands, help and unknown options are left to commander', async (t) => 
   t.match(await runCli(['--bogus', 'chek']), { code: 2, stderr: /unknown option '--bogus'/ })
   t.match(await runCli(['check']), { code: 2, stderr: /missing required argument 'paths'/ })
 })
+
+t.test('error lines on stderr are redacted and printable, whatever the argument', async (t) => {
+  const cases: [string[], string][] = [
+    [['check', 'https://admin:hunter2@example.com/objects.yaml'], 'hunter2'],
+    [['check', '//user:s3cret@host/x.yaml'], 's3cret'],
+    [['review', 'https://h/cb#access_token=tok3n'], 'tok3n'],
+    [['serve', '--kubeconfig', 'https://u:pa55@h/k'], 'pa55'],
+  ]
+  for (const [args, secret] of cases) {
+    const result = await runCli(args)
+    t.equal(result.code, 2, args.join(' '))
+    t.match(result.stderr, /^mcp-admission: /)
+    t.notMatch(result.stderr, secret, `${args.join(' ')}: no secret`)
+  }
+  const forged = await runCli(['check', 'x.yaml\n0 objects checked, all admitted\u001b[2J'])
+  t.equal(forged.code, 2)
+  t.equal(forged.stderr.trimEnd().split('\n').length, 1, 'one line, no forged summary')
+  t.notMatch(forged.stderr, '\u001b', 'no terminal escape')
+})

@@ -129,3 +129,45 @@ t.test('--client-ca missing: no certificate generated, nothing listens', async (
   listenedNowhere(t, exit)
   t.notOk(existsSync(certDir), 'the cert dir is not created for a start that fails')
 })
+
+t.test('a boolean variable is read from the process environment, false as false', async (t) => {
+  // Before: commander took any value of MCP_ADMISSION_RECONCILER_ONLY, `false` too, as on.
+  const off = await serve(['--cert-dir', t.testdir()], {
+    MCP_ADMISSION_RECONCILER_ONLY: 'false',
+    MCP_ADMISSION_DRAIN_TIMEOUT: 'x',
+  })
+  t.equal(off.code, 2)
+  t.equal(
+    off.stderr,
+    'mcp-admission: invalid configuration:\n  MCP_ADMISSION_DRAIN_TIMEOUT: must be a duration such as 500ms, 5s or 1m30s, got "x"\n',
+    'only the bad duration: reconciler-only stays off',
+  )
+  const malformed = await serve(['--cert-dir', t.testdir()], {
+    MCP_ADMISSION_RECONCILER_ONLY: 'yes',
+  })
+  t.equal(malformed.code, 2)
+  t.equal(
+    malformed.stderr,
+    'mcp-admission: invalid configuration:\n  MCP_ADMISSION_RECONCILER_ONLY: must be true or false (also 1, 0, t, f, TRUE, FALSE, True, False), got "yes"\n',
+  )
+  listenedNowhere(t, malformed)
+})
+
+const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount'
+
+t.test(
+  'in-cluster variables without the service account files: exit 2, nothing listens',
+  { skip: existsSync(SERVICE_ACCOUNT) ? `${SERVICE_ACCOUNT} exists here` : false },
+  async (t) => {
+    const exit = await serve(['--cert-dir', t.testdir()], {
+      KUBERNETES_SERVICE_HOST: '127.0.0.1',
+      KUBERNETES_SERVICE_PORT: '1',
+    })
+    failedWith(
+      t,
+      exit,
+      `in-cluster credentials (KUBERNETES_SERVICE_HOST is set): ${SERVICE_ACCOUNT}/token: no such file; ${SERVICE_ACCOUNT}/ca.crt: no such file`,
+    )
+    listenedNowhere(t, exit)
+  },
+)

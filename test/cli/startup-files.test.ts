@@ -24,7 +24,11 @@ interface Outcome {
   readonly started: boolean
 }
 
-async function serve(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+async function serve(
+  args: string[],
+  env: Record<string, string> = {},
+  serviceAccountDir?: string,
+): Promise<Outcome> {
   const [port, probePort] = [await freePort(), await freePort()]
   const stdout = new PassThrough()
   const stderr = new PassThrough()
@@ -57,6 +61,7 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
         started = true
         void close()
       },
+      ...(serviceAccountDir === undefined ? {} : { serviceAccountDir }),
     },
   )
   return { code, stdout: out.join(''), stderr: err.join(''), started }
@@ -147,4 +152,170 @@ t.test('--cert-dir: no tree is created, no file of the user replaced', async (t)
   )
   t.equal(await readFile(join(half, 'ca.crt'), 'utf8'), 'my ca', 'ca.crt kept')
   t.equal(await readFile(join(half, 'tls.crt'), 'utf8'), 'my certificate', 'tls.crt kept')
+})
+
+/** A kubeconfig whose current context reads `server` (nothing listens there: never contacted). */
+function kubeconfig(options: {
+  readonly server?: string
+  readonly cluster?: string
+  readonly currentContext?: string | null
+}): string {
+  const cluster = options.cluster ?? 'c'
+  const current =
+    options.currentContext === null ? '' : `current-context: ${options.currentContext ?? 'ctx'}\n`
+  return (
+    `apiVersion: v1\nkind: Config\n${current}` +
+    `clusters:\n- name: ${cluster}\n  cluster:\n    server: ${options.server ?? 'https://127.0.0.1:1'}\n` +
+    `contexts:\n- name: ctx\n  context:\n    cluster: ${cluster}\n    user: u\n` +
+    `users:\n- name: u\n  user:\n    token: t\n`
+  )
+}
+
+/** The API server the started service said it reads. */
+function serverRead(outcome: Outcome): string | undefined {
+  const line = outcome.stdout
+    .split('\n')
+    .find((candidate) => candidate.includes('reading the cluster'))
+  return line === undefined ? undefined : (JSON.parse(line) as { server?: string }).server
+}
+
+t.test('KUBECONFIG with several files: merged as kubectl merges them', async (t) => {
+  const dir = t.testdir()
+  const path = (name: string) => join(dir, name)
+  await writeFile(path('a'), kubeconfig({ server: 'https://127.0.0.1:1' }))
+  await writeFile(path('b'), kubeconfig({ server: 'https://127.0.0.1:2' }))
+  await writeFile(
+    path('no-context'),
+    kubeconfig({ server: 'https://127.0.0.1:3', currentContext: null }),
+  )
+  await writeFile(path('other'), kubeconfig({ server: 'https://127.0.0.1:4', cluster: 'other' }))
+  await writeFile(path('empty'), '')
+  await writeFile(path('garbage'), 'clusters: [\n')
+  await mkdir(path('dir'))
+  const { execFileSync } = await import('node:child_process')
+  execFileSync('mkfifo', [path('fifo')])
+  const list = (...names: string[]) => names.map(path).join(':')
+
+  const started: readonly (readonly [string, string])[] = [
+    [list('a'), 'https://127.0.0.1:1'],
+    [list('a', 'b'), 'https://127.0.0.1:1'], // the first to name cluster c wins
+    [list('b', 'a'), 'https://127.0.0.1:2'],
+    [list('missing', 'a'), 'https://127.0.0.1:1'], // a missing file is skipped
+    [list('a', 'missing'), 'https://127.0.0.1:1'],
+    [list('no-context', 'other'), 'https://127.0.0.1:3'], // context from the second, cluster c from the first
+    [list('empty', 'b'), 'https://127.0.0.1:2'],
+    [`${list('a')}::`, 'https://127.0.0.1:1'],
+  ]
+  for (const [value, server] of started) {
+    const outcome = await serve(['--no-reconciler', '--cert-dir', join(dir, 'certs')], {
+      KUBECONFIG: value,
+    })
+    t.equal(outcome.stderr, '', `KUBECONFIG=${value}: no error`)
+    t.ok(outcome.started, `KUBECONFIG=${value}: started`)
+    t.equal(serverRead(outcome), server, `KUBECONFIG=${value}: reads ${server}`)
+  }
+
+  const refusedWith: readonly (readonly [string, string])[] = [
+    [list('missing'), `KUBECONFIG ${list('missing')}: no such file`],
+    [list('missing', 'gone'), `KUBECONFIG ${list('missing', 'gone')}: none of its 2 files exists`],
+    [list('dir', 'a'), `KUBECONFIG ${path('dir')}: is a directory`],
+    [list('a', 'fifo'), `KUBECONFIG ${path('fifo')}: not a regular file (a FIFO)`],
+    ['/dev/zero', 'KUBECONFIG /dev/zero: not a regular file (a character device)'],
+    [list('empty'), `KUBECONFIG ${list('empty')}: not a valid kubeconfig: no current cluster`],
+    [
+      list('no-context'),
+      `KUBECONFIG ${list('no-context')}: not a valid kubeconfig: no current cluster`,
+    ],
+  ]
+  for (const [value, line] of refusedWith) {
+    refused(t, await serve(['--cert-dir', join(dir, 'certs')], { KUBECONFIG: value }), line)
+  }
+  const garbage = await serve([], { KUBECONFIG: list('garbage', 'a') })
+  t.equal(garbage.code, 2)
+  t.match(
+    garbage.stderr,
+    new RegExp(`^mcp-admission: KUBECONFIG ${path('garbage')}: not a valid kubeconfig: .+\\n$`),
+  )
+  // --kubeconfig names one file, as kubectl's flag does: a list is one (missing) name.
+  refused(
+    t,
+    await serve(['--kubeconfig', list('a', 'b')]),
+    `--kubeconfig ${list('a', 'b')}: no such file`,
+  )
+})
+
+t.test('in a pod without the service account files: exit 2 naming the file', async (t) => {
+  const inPod = { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }
+  /** Files by name: their content, or `fifo` or `dir` for a FIFO or a directory of that name. */
+  const accountDir = async (files: Record<string, string>) => {
+    const dir = t.testdir()
+    const { execFileSync } = await import('node:child_process')
+    for (const [name, content] of Object.entries(files)) {
+      if (content === 'fifo') execFileSync('mkfifo', [join(dir, name)])
+      else if (content === 'dir') await mkdir(join(dir, name))
+      else await writeFile(join(dir, name), content)
+    }
+    return dir
+  }
+  const rows: readonly (readonly [Record<string, string>, (dir: string) => string])[] = [
+    [{}, (d) => `${d}/token: no such file; ${d}/ca.crt: no such file`],
+    [{ token: 'jwt' }, (d) => `${d}/ca.crt: no such file`],
+    [{ 'ca.crt': 'pem' }, (d) => `${d}/token: no such file`],
+    [{ token: '', 'ca.crt': 'pem' }, (d) => `${d}/token: empty`],
+    [{ token: '\n', 'ca.crt': 'pem' }, (d) => `${d}/token: empty`],
+    [{ token: 'fifo', 'ca.crt': 'pem' }, (d) => `${d}/token: not a regular file (a FIFO)`],
+    [{ token: 'jwt', 'ca.crt': 'dir' }, (d) => `${d}/ca.crt: is a directory`],
+  ]
+  for (const [files, problem] of rows) {
+    const dir = await accountDir(files)
+    refused(
+      t,
+      await serve(['--cert-dir', join(dir, 'certs')], inPod, dir),
+      `in-cluster credentials (KUBERNETES_SERVICE_HOST is set): ${problem(dir)}`,
+    )
+  }
+  const dir = await accountDir({ token: 'jwt', 'ca.crt': 'pem' })
+  const outcome = await serve(['--no-reconciler', '--cert-dir', join(dir, 'certs')], inPod, dir)
+  t.equal(outcome.stderr, '')
+  t.ok(outcome.started, 'with both files it starts')
+  t.equal(serverRead(outcome), 'https://10.0.0.1:443')
+  const ipv6 = await serve(
+    ['--no-reconciler', '--cert-dir', join(dir, 'certs')],
+    { ...inPod, KUBERNETES_SERVICE_HOST: 'fd00::1' },
+    dir,
+  )
+  t.equal(serverRead(ipv6), 'https://[fd00::1]:443')
+})
+
+t.test('every bad value is reported at once, the log level among them', async (t) => {
+  const outcome = await serve(['--log-level', 'loud', '--keep-alive-timeout', '1s'], {
+    MCP_ADMISSION_DRAIN_TIMEOUT: 'x',
+    MCP_ADMISSION_RECONCILER_ONLY: 'no',
+  })
+  t.equal(outcome.code, 2)
+  t.equal(outcome.started, false)
+  t.same(outcome.stderr.split('\n'), [
+    'mcp-admission: invalid configuration:',
+    '  MCP_ADMISSION_DRAIN_TIMEOUT: must be a duration such as 500ms, 5s or 1m30s, got "x"',
+    '  --keep-alive-timeout: must be at least 90000 ms, got "1s"',
+    '  MCP_ADMISSION_RECONCILER_ONLY: must be true or false (also 1, 0, t, f, TRUE, FALSE, True, False), got "no"',
+    '  --log-level: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    '',
+  ])
+})
+
+t.test('a value set by a variable is named by the variable when it cannot be used', async (t) => {
+  const dir = t.testdir()
+  const file = join(dir, 'certs')
+  await writeFile(file, '')
+  refused(
+    t,
+    await serve([], { MCP_ADMISSION_CERT_DIR: file }),
+    `MCP_ADMISSION_CERT_DIR ${file}: not a directory`,
+  )
+  refused(
+    t,
+    await serve(['--cert-dir', join(dir, 'c')], { MCP_ADMISSION_CLIENT_CA: join(dir, 'ca.pem') }),
+    `MCP_ADMISSION_CLIENT_CA ${join(dir, 'ca.pem')}: no such file`,
+  )
 })

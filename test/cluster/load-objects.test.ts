@@ -60,10 +60,10 @@ t.test('multi-document YAML, Lists and empty documents', async (t) => {
 })
 
 t.test('a syntax error names the file, the document, the line and the column', async (t) => {
-  const text = 'kind: ConfigMap\n---\nkind: ConfigMap\nmetadata: {name: [}\n'
+  const text = 'kind: ConfigMap\nmetadata: {name: a}\n---\nkind: ConfigMap\nmetadata: {name: [}\n'
   t.throws(() => parseObjects(text, 'broken.yaml'), {
     name: 'ObjectFileError',
-    message: /^broken\.yaml, document 2: .* at line 4, column \d+$/,
+    message: /^broken\.yaml, document 2: .* at line 5, column \d+$/,
   })
 })
 
@@ -100,10 +100,14 @@ t.test('values are plain JSON data with strings of their own', async (t) => {
   // Parsed strings are copied out of the file's text (a kept slice would pin the whole text);
   // what is observable is that the objects are plain JSON, identical to a JSON parse.
   const [object] = parseObjects(
-    'kind: ConfigMap\ndata:\n  a: "1"\n  b: [1, true, null]\n',
+    'kind: ConfigMap\nmetadata: {name: a}\ndata:\n  a: "1"\n  b: [1, true, null]\n',
     'x.yaml',
   )
-  t.same(object, { kind: 'ConfigMap', data: { a: '1', b: [1, true, null] } })
+  t.same(object, {
+    kind: 'ConfigMap',
+    metadata: { name: 'a' },
+    data: { a: '1', b: [1, true, null] },
+  })
   t.equal(Object.getPrototypeOf(object), Object.prototype)
 })
 
@@ -190,14 +194,14 @@ t.test('an alias bomb is refused as a document error', async (t) => {
     laughs.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(', ')}]`)
   }
   t.equal(
-    parseFailure(`kind: ConfigMap\n---\n${laughs.join('\n')}\n`, 'bomb.yaml'),
+    parseFailure(`kind: ConfigMap\nmetadata: {name: a}\n---\n${laughs.join('\n')}\n`, 'bomb.yaml'),
     'bomb.yaml, document 2: Excessive alias count indicates a resource exhaustion attack',
   )
 })
 
 t.test('an object nested deeper than the limit is refused, JSON or YAML', async (t) => {
   const nested = (levels: number) =>
-    `{"kind":"ConfigMap","data":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`
+    `{"kind":"ConfigMap","metadata":{"name":"a"},"data":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`
   // The object itself is one level: MAX_NESTING - 1 more levels are still read.
   t.equal(parseObjects(nested(MAX_NESTING - 1), 'ok.json').length, 1)
   // (Far deeper, the YAML parser gives up on its own, also as this file's document error.)
@@ -215,12 +219,12 @@ t.test('a mapping of 40,000 keys is read; a repeated key is still refused, named
   // The yaml library's own duplicate check compares each key with every earlier one (seconds
   // for this document); the loader checks with a Set instead. Not timed here: correctness only.
   const keys = Array.from({ length: 40_000 }, (_, i) => `  k${i}: x`)
-  const text = `kind: ConfigMap\ndata:\n${keys.join('\n')}\n`
+  const text = `kind: ConfigMap\nmetadata: {name: a}\ndata:\n${keys.join('\n')}\n`
   const [object] = parseObjects(text, 'big.yaml')
   t.equal(Object.keys((object as { data: object }).data).length, 40_000)
   t.equal(
     parseFailure(`${text}  k39999: again\n`, 'big.yaml'),
-    'big.yaml, document 1: Map keys must be unique: "k39999" repeated at line 40003, column 3',
+    'big.yaml, document 1: Map keys must be unique: "k39999" repeated at line 40004, column 3',
   )
 })
 
@@ -243,7 +247,10 @@ t.test('repeated keys are found in every mapping, flow or block, nested or in ke
   // A syntax error before the repetition is the one reported: the first problem in the text.
   t.match(parseFailure('kind: [\na: 1\na: 2\n', 'dup.yaml'), /^dup\.yaml, document 1: (?!Map)/)
   // Equal keys in different mappings are no repetition.
-  t.equal(parseObjects('kind: ConfigMap\na: {k: 1}\nb: {k: 1}\n', 'ok.yaml').length, 1)
+  t.equal(
+    parseObjects('kind: ConfigMap\nmetadata: {name: a}\na: {k: 1}\nb: {k: 1}\n', 'ok.yaml').length,
+    1,
+  )
 })
 
 t.test('binary content is shown as a short escaped excerpt, never raw', async (t) => {
@@ -271,4 +278,179 @@ t.test('a parser message that quotes the text is escaped and cut short', async (
     t.match(message, /\\u0007\\u001b\[31m/, `${source}: escaped as JSON.stringify escapes`)
     t.ok(message.length < 200, `${source}: short (${message.length})`)
   }
+})
+
+t.test(
+  'what cannot be checked exactly is refused with one line naming file and document',
+  async (t) => {
+    const named = 'kind: ConfigMap\nmetadata: {name: a}\n'
+    const cases: { name: string; source: string; text: string; message: string }[] = [
+      {
+        name: 'a repeated key in JSON, as in YAML',
+        source: 'dup.json',
+        text: '{"kind":"ConfigMap","metadata":{"name":"a","name":"b"}}',
+        message: 'dup.json, document 1: Map keys must be unique: "name" repeated at offset 43',
+      },
+      {
+        name: 'a repeated key in JSON spelled with an escape',
+        source: 'dup.json',
+        text: '{"kind":"ConfigMap","metadata":{"name":"a"},"\\u006bind":"x"}',
+        message: 'dup.json, document 1: Map keys must be unique: "kind" repeated at offset 44',
+      },
+      {
+        name: 'a number beyond float64 in JSON',
+        source: 'big.json',
+        text: '{"kind":"Deployment","metadata":{"name":"a"},"spec":{"replicas":1e400}}',
+        message:
+          'big.json, document 1: spec.replicas: a number beyond float64 (or .inf, .nan): JSON cannot hold it',
+      },
+      {
+        name: 'a number beyond float64 in YAML',
+        source: 'big.yaml',
+        text: `${named}spec: {replicas: 1e400}\n`,
+        message:
+          'big.yaml, document 1: spec.replicas: a number beyond float64 (or .inf, .nan): JSON cannot hold it',
+      },
+      {
+        name: '.nan in a list',
+        source: 'nan.yaml',
+        text: `${named}data: {x: [1, .nan]}\n`,
+        message:
+          'nan.yaml, document 1: data.x[1]: a number beyond float64 (or .inf, .nan): JSON cannot hold it',
+      },
+      {
+        name: 'no name',
+        source: 'x.yaml',
+        text: 'kind: ConfigMap\nmetadata: {labels: {a: b}}\n',
+        message: 'x.yaml, document 1: ConfigMap has no metadata.name',
+      },
+      {
+        name: 'no metadata',
+        source: 'x.yaml',
+        text: 'kind: ConfigMap\n',
+        message: 'x.yaml, document 1: ConfigMap has no metadata.name',
+      },
+      {
+        name: 'an empty name',
+        source: 'x.json',
+        text: '{"kind":"ConfigMap","metadata":{"name":""}}',
+        message: 'x.json, document 1: ConfigMap has no metadata.name',
+      },
+      {
+        name: 'metadata that is a list',
+        source: 'x.yaml',
+        text: 'kind: ConfigMap\nmetadata: [a]\n',
+        message: 'x.yaml, document 1: metadata must be a mapping, got a list',
+      },
+      {
+        name: 'metadata that is a string',
+        source: 'x.yaml',
+        text: 'kind: ConfigMap\nmetadata: a\n',
+        message: 'x.yaml, document 1: metadata must be a mapping, got string',
+      },
+      {
+        name: 'a name that is a number',
+        source: 'x.yaml',
+        text: 'kind: ConfigMap\nmetadata: {name: 7}\n',
+        message: 'x.yaml, document 1: metadata.name must be a string, got number',
+      },
+      {
+        name: 'a namespace that is null',
+        source: 'x.yaml',
+        text: 'kind: ConfigMap\nmetadata: {name: a, namespace: null}\n',
+        message: 'x.yaml, document 1: metadata.namespace must be a string, got null',
+      },
+      {
+        name: 'an unnamed item of a nested List',
+        source: 'l.yaml',
+        text: `kind: List\nitems:\n- kind: List\n  items:\n  - ${named.replace('\n', '\n    ')}\n  - {kind: ConfigMap}\n`,
+        message: 'l.yaml, document 1, items[0], items[1]: ConfigMap has no metadata.name',
+      },
+      {
+        name: 'a List whose items are no list',
+        source: 'l.yaml',
+        text: 'kind: List\nitems: {a: b}\n',
+        message: 'l.yaml, document 1: items of a List must be a list',
+      },
+      {
+        name: '!!binary that is not text',
+        source: 'bin.yaml',
+        text: `${named}data: {x: !!binary "/w=="}\n`,
+        message:
+          'bin.yaml, document 1: data.x: !!binary content is not UTF-8 text: JSON cannot hold it exactly',
+      },
+      {
+        name: '!!timestamp',
+        source: 'ts.yaml',
+        text: `${named}data: {x: !!timestamp 2001-12-14t21:59:43.10-05:00}\n`,
+        message: 'ts.yaml, document 1: data.x: a !!timestamp: write the time as a quoted string',
+      },
+      {
+        name: 'a !!set of mappings',
+        source: 'set.yaml',
+        text: `${named}data: !!set {? {a: 1}}\n`,
+        message: 'set.yaml, document 1: data: a !!set member that is not a scalar',
+      },
+      {
+        name: 'a file name with a newline and an escape sequence',
+        source: 'evil\nOK: \u001b[2J.yaml',
+        text: 'kind: ConfigMap\n',
+        message: 'evil\\nOK: \\x1b[2J.yaml, document 1: ConfigMap has no metadata.name',
+      },
+    ]
+    for (const { name, source, text, message } of cases) {
+      t.equal(parseFailure(text, source), message, name)
+    }
+  },
+)
+
+t.test('what Go reads exactly is read the same: BOM, nested Lists, tags', async (t) => {
+  const bom = '\uFEFF{"kind":"ConfigMap","metadata":{"name":"a"}}'
+  t.same(parseObjects(bom, 'bom.json'), parseObjects(bom, 'bom.yaml'), 'a BOM, JSON as YAML')
+  const nested =
+    'kind: List\nitems:\n- {kind: ConfigMap, metadata: {name: a}}\n- kind: ConfigMapList\n  items:\n  - {kind: ConfigMap, metadata: {name: b}}\n'
+  t.same(
+    parseObjects(nested, 'l.yaml').map((o) => o.metadata?.name),
+    ['a', 'b'],
+    'nested Lists are flattened, every item checked',
+  )
+  const [tagged] = parseObjects(
+    'kind: ConfigMap\nmetadata: {name: a, generateName: g}\ndata:\n  bin: !!binary aGVsbG8=\n  set: !!set {x, y}\n  custom: !foo bar\n  str: !!str 3\n  int: !!int "3"\n  twice: &b !!binary aGk=\n  again: *b\n',
+    'tags.yaml',
+  )
+  t.same(tagged?.['data'], {
+    bin: 'hello',
+    set: { x: null, y: null },
+    custom: 'bar',
+    str: '3',
+    int: 3,
+    twice: 'hi',
+    again: 'hi',
+  })
+  t.equal(parseObjects('{"kind":"ConfigMap","metadata":{"generateName":"g-"}}', 'g.json').length, 1)
+})
+
+t.test('deep flow nesting is refused before parsing, in linear time', async (t) => {
+  // Each would overflow the parser's stack (seconds, hundreds of MB) without the pre-scan; the
+  // test's own timeout is the bound.
+  const cases: [string, string][] = [
+    ['flow.yaml', `kind: ConfigMap\ndata: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`],
+    ['flow.yaml', `kind: ConfigMap\ndata: ${'{a: '.repeat(100_000)}1${'}'.repeat(100_000)}\n`],
+    ['deep.json', `{"kind":"ConfigMap","data":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}`],
+    ['open.yaml', `kind: ConfigMap\ndata: ${'['.repeat(1_000_000)}\n`],
+  ]
+  for (const [source, text] of cases) {
+    t.equal(
+      parseFailure(text, source),
+      `${source}, document 1: nested deeper than ${MAX_NESTING} levels`,
+      source,
+    )
+  }
+  // Brackets inside double-quoted strings do not count.
+  const quotedBrackets = `kind: ConfigMap\nmetadata: {name: a}\ndata: {x: "${'['.repeat(1000)}"}\n`
+  t.equal(parseObjects(quotedBrackets, 'q.yaml').length, 1)
+  t.equal(
+    parseObjects(JSON.stringify(parseObjects(quotedBrackets, 'q.yaml')[0]), 'q.json').length,
+    1,
+  )
 })

@@ -64,14 +64,17 @@ t.test(
 
 t.test('parses multi-document YAML, JSON and List kinds', async (t) => {
   const objects = parseObjects(
-    'kind: A\n---\n---\n{"kind": "BList", "items": [{"kind": "B"}, {"kind": "C"}]}\n',
+    'kind: A\nmetadata: {name: a}\n---\n---\n{"kind": "BList", "items": [{"kind": "B", "metadata": {"name": "b"}}, {"kind": "C", "metadata": {"name": "c"}}]}\n',
     'inline',
   )
   t.same(
     objects.map((o) => o.kind),
     ['A', 'B', 'C'],
   )
-  const proto = parseObjects('kind: ConfigMap\ndata:\n  __proto__: x\n', 'inline')[0] as {
+  const proto = parseObjects(
+    'kind: ConfigMap\nmetadata: {name: a}\ndata:\n  __proto__: x\n',
+    'inline',
+  )[0] as {
     data: object
   }
   t.same(Object.keys(proto.data), ['__proto__'], 'a __proto__ key stays an own key')
@@ -79,7 +82,11 @@ t.test('parses multi-document YAML, JSON and List kinds', async (t) => {
 })
 
 t.test('loads directories (sorted, object files only) and the shipped samples', async (t) => {
-  const dir = t.testdir({ 'b.yaml': 'kind: B\n', 'a.json': '{"kind":"A"}', 'notes.txt': 'kind: X' })
+  const dir = t.testdir({
+    'b.yaml': 'kind: B\nmetadata: {name: b}\n',
+    'a.json': '{"kind":"A","metadata":{"name":"a"}}',
+    'notes.txt': 'kind: X',
+  })
   t.same(
     (await loadObjects([dir])).map((o) => o.kind),
     ['A', 'B'],

@@ -16,7 +16,7 @@ import { createAdmission } from '../../src/admission/webhook.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import { buildAdmissionApp } from '../../src/http/app.ts'
 import { createMetrics } from '../../src/metrics/metrics.ts'
-import { MAX_WARNING_LENGTH } from '../../src/policy/warnings.ts'
+import { MESSAGE_LIMITS } from '../../src/policy/messages/render.ts'
 import type { FuzzProperty } from './property.ts'
 import {
   API_SERVER_CONTENT_TYPES,
@@ -170,7 +170,7 @@ export function checkReply(body: Body, reply: LightMyRequestResponse): 'known-bu
   check(
     warnings === undefined ||
       (Array.isArray(warnings) &&
-        warnings.every((w) => typeof w === 'string' && w.length <= MAX_WARNING_LENGTH)),
+        warnings.every((w) => typeof w === 'string' && w.length <= MESSAGE_LIMITS.warningChars)),
     () => `bad warnings: ${describe()}`,
   )
   const status = response['status']

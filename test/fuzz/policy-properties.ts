@@ -15,7 +15,7 @@ import {
   isRunConfigMap,
   mutateRunConfigMap,
 } from '../../src/policy/content-checksum.ts'
-import type { FieldViolation } from '../../src/policy/field-errors.ts'
+import type { FieldViolation } from '../../src/policy/messages/field-errors.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { parseFieldPath } from '../../src/policy/object-path.ts'

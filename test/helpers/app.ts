@@ -1,16 +1,19 @@
 /** An admission app for `inject` tests, with its metrics. */
 
 import { Writable } from 'node:stream'
-import { pino } from 'pino'
-import type { Logger } from 'pino'
+import type { Logger, LevelWithSilent } from 'pino'
+import { createLogger } from '../../src/cli/logger.ts'
 import { createAdmission } from '../../src/admission/webhook.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import { buildAdmissionApp } from '../../src/http/app.ts'
 import { createMetrics } from '../../src/metrics/metrics.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
 
-/** A logger that keeps its JSON lines in memory, for assertions on what is logged. */
-export function memoryLogger(level = 'debug'): {
+/**
+ * The service's own logger (every field rendered by policy/messages/render.ts) keeping its JSON
+ * lines in memory, for assertions on what is logged.
+ */
+export function memoryLogger(level: LevelWithSilent = 'debug'): {
   logger: Logger
   lines: () => Record<string, unknown>[]
 } {
@@ -22,7 +25,7 @@ export function memoryLogger(level = 'debug'): {
     },
   })
   return {
-    logger: pino({ level }, sink),
+    logger: createLogger(level, sink),
     lines: () =>
       chunks
         .join('')

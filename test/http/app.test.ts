@@ -224,7 +224,7 @@ t.test('logs carry uid, kind, namespace, name and operation, never the object', 
     name: 'demo-runconfig',
     operation: 'CREATE',
     webhook: 'mutate',
-    level: 30,
+    level: 'info',
   })
   t.notMatch(JSON.stringify(logLines()), /runconfig\.json/, 'no object content in the logs')
 })

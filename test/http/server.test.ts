@@ -5,7 +5,8 @@
 
 import { createHash, webcrypto } from 'node:crypto'
 import { createServer } from 'node:net'
-import { writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import tls from 'node:tls'
@@ -151,6 +152,64 @@ t.test('/readyz is false until the certificate is loaded', async (t) => {
     (answered) => answered === 200,
   )
   t.equal(status, 200, 'ready once the pair is loaded')
+})
+
+t.test(
+  '/readyz is false while the certificate served is expired, true once a valid one is',
+  async (t) => {
+    const dir = t.testdir()
+    const expired = await createDevCertificates({
+      hosts: ['127.0.0.1'],
+      notBefore: new Date(Date.now() - 30 * 86_400_000),
+      notAfter: new Date(Date.now() - 86_400_000),
+    })
+    await writeDevCertificates(dir, expired)
+    const { server, port } = await start(t, dir, { certPollIntervalMs: 200 })
+    t.equal(await presented(port), fingerprint(expired.cert), 'served: nothing better is there')
+    const before = await fetch(`${server.probeUrl}/readyz`)
+    t.equal(before.status, 503)
+    t.same(await before.json(), { status: 'not ready', failing: ['serving certificate valid now'] })
+    const renewed = await createDevCertificates({ hosts: ['127.0.0.1'], issuer: expired.issuer })
+    await writeDevCertificates(dir, renewed)
+    const status = await eventually(
+      async () => (await fetch(`${server.probeUrl}/readyz`)).status,
+      (answered) => answered === 200,
+    )
+    t.equal(status, 200, 'ready once the renewed pair is loaded')
+    t.equal(await presented(port), fingerprint(renewed.cert))
+  },
+)
+
+t.test('a FIFO as tls.crt blocks neither start, nor reload, nor shutdown', async (t) => {
+  const dir = t.testdir()
+  execFileSync('mkfifo', [join(dir, 'tls.crt')])
+  await writeFile(join(dir, 'tls.key'), 'key')
+  const server = await startServer(config(dir, { certPollIntervalMs: 200 }), {
+    admission: createAdmission({ view: new MemoryView() }),
+    view: new MemoryView(),
+    logger: silent,
+  })
+  const ready = await fetch(`${server.probeUrl}/readyz`)
+  t.match(await ready.json(), { failing: ['serving certificate loaded'] }, 'started, not ready')
+  // A valid pair replaces the FIFO: reloads were not stuck behind a read of it.
+  await rm(join(dir, 'tls.crt'))
+  await writeDevCertificates(dir, await createDevCertificates({ hosts: ['127.0.0.1'] }))
+  const status = await eventually(
+    async () => (await fetch(`${server.probeUrl}/readyz`)).status,
+    (answered) => answered === 200,
+  )
+  t.equal(status, 200, 'the pair written after the FIFO is loaded')
+  // And a FIFO swapped in while serving: the reload refuses it; close still completes.
+  const before = await reloads(server)
+  await rm(join(dir, 'tls.crt'))
+  execFileSync('mkfifo', [join(dir, 'tls.crt')])
+  const after = await eventually(
+    () => reloads(server),
+    (counted) => counted.rejected > before.rejected,
+  )
+  t.equal(after.rejected, before.rejected + 1, 'the FIFO is refused')
+  await server.close()
+  t.pass('shutdown completes')
 })
 
 t.test('TLS 1.0 and 1.1 handshakes are refused; 1.2 and 1.3 are served', async (t) => {

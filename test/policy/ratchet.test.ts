@@ -1,11 +1,14 @@
 import t from 'tap'
-import { formatViolation } from '../../src/policy/field-errors.ts'
+import {
+  MESSAGE_LIMITS,
+  formatViolation,
+  renderWarnings,
+} from '../../src/policy/messages/render.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
 import { jsonEqual } from '../../src/policy/kube.ts'
 import { parseFieldPath, valueAtPath } from '../../src/policy/object-path.ts'
 import { ratchet } from '../../src/policy/ratchet.ts'
 import type { ValidationInput } from '../../src/policy/result.ts'
-import { MAX_WARNING_LENGTH } from '../../src/policy/warnings.ts'
 import { validateWebhookConfig } from '../../src/policy/webhook-config.ts'
 import { validateWorkload } from '../../src/policy/workload-validation.ts'
 
@@ -42,7 +45,7 @@ t.test('MCPWebhookConfig updates', async (t) => {
       object: config([httpHook], { team: 'a' }),
       violations: [],
       warnings: [
-        'spec.validating[0].url: pre-existing violation kept: Invalid value: "http://x": must use https unless tlsConfig.insecur…',
+        'spec.validating[0].url: pre-existing violation kept: Invalid value: "http://x": must use https unless tlsConfig.insecureSkipVerify is true',
       ],
     },
     {
@@ -51,7 +54,7 @@ t.test('MCPWebhookConfig updates', async (t) => {
       object: config([httpHook, { name: 'b', url: OK_URL, timeout: '5s' }]),
       violations: [],
       warnings: [
-        'spec.validating[0].url: pre-existing violation kept: Invalid value: "http://x": must use https unless tlsConfig.insecur…',
+        'spec.validating[0].url: pre-existing violation kept: Invalid value: "http://x": must use https unless tlsConfig.insecureSkipVerify is true',
       ],
     },
     {
@@ -71,7 +74,7 @@ t.test('MCPWebhookConfig updates', async (t) => {
         'spec.validating[0].timeout: Invalid value: "31s": must be between 1s and 30s, or 0 for the 10s default',
       ],
       warnings: [
-        'spec.validating[0].url: pre-existing violation kept: Invalid value: "http://x": must use https unless tlsConfig.insecur…',
+        'spec.validating[0].url: pre-existing violation kept: Invalid value: "http://x": must use https unless tlsConfig.insecureSkipVerify is true',
       ],
     },
     {
@@ -81,10 +84,10 @@ t.test('MCPWebhookConfig updates', async (t) => {
       ]),
       object: config([{ name: 'a', url: 'http://x#f' }]),
       violations: [
-        'spec.validating[0].url: Invalid value: "http://x#f": must use https unless tlsConfig.insecureSkipVerify is true',
+        'spec.validating[0].url: Invalid value: "http://x#REDACTED": must use https unless tlsConfig.insecureSkipVerify is true',
       ],
       warnings: [
-        'spec.validating[0].url: pre-existing violation kept: Invalid value: "http://x#f": must not contain a fragment',
+        'spec.validating[0].url: pre-existing violation kept: Invalid value: "http://x#REDACTED": must not contain a fragment',
       ],
     },
     {
@@ -141,7 +144,7 @@ t.test('MCPWebhookConfig updates', async (t) => {
     t.same(result.violations.map(formatViolation), violations, name)
     t.same(result.warnings, warnings, `${name}: warnings`)
     t.ok(
-      result.warnings.every((w) => w.length <= MAX_WARNING_LENGTH),
+      renderWarnings(result.warnings).every((w) => w.length <= MESSAGE_LIMITS.warningChars),
       `${name}: short warnings`,
     )
   }

@@ -1,5 +1,10 @@
 import t from 'tap'
-import { formatViolation, formatViolations } from '../../src/policy/field-errors.ts'
+import {
+  MESSAGE_LIMITS,
+  formatViolation,
+  formatViolations,
+  renderWarnings,
+} from '../../src/policy/messages/render.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
 import type { ValidationInput } from '../../src/policy/result.ts'
 import {
@@ -8,7 +13,6 @@ import {
   validateWebhookConfig,
 } from '../../src/policy/webhook-config.ts'
 import { validateWebhookConfigDelete } from '../../src/policy/webhook-config-delete.ts'
-import { MAX_WARNING_LENGTH } from '../../src/policy/warnings.ts'
 
 const URL_OK = 'https://hooks.example.com/check'
 const V0 = 'spec.validating[0]'
@@ -138,9 +142,9 @@ t.test('url', async (t) => {
       // The user-info is redacted from the messages (issue 17).
       url: 'http://user:pw@x/#frag',
       violations: [
-        `${V0}.url: Invalid value: "http://REDACTED@x/#frag": must not contain user information`,
-        `${V0}.url: Invalid value: "http://REDACTED@x/#frag": must not contain a fragment`,
-        `${V0}.url: Invalid value: "http://REDACTED@x/#frag": ${https}`,
+        `${V0}.url: Invalid value: "http://REDACTED@x/#REDACTED": must not contain user information`,
+        `${V0}.url: Invalid value: "http://REDACTED@x/#REDACTED": must not contain a fragment`,
+        `${V0}.url: Invalid value: "http://REDACTED@x/#REDACTED": ${https}`,
       ],
     },
     {
@@ -572,7 +576,7 @@ t.test('every warning fits in 120 characters', async (t) => {
   const { warnings, violations } = validate(config({ validating: many }))
   t.same(violations, [])
   t.equal(warnings.length, 1000)
-  t.ok(warnings.every((w) => w.length <= MAX_WARNING_LENGTH))
+  t.ok(renderWarnings(warnings).every((w) => w.length <= MESSAGE_LIMITS.warningChars))
 })
 
 const storedConfig = (finalizers?: unknown) => ({
@@ -627,6 +631,7 @@ t.test('DELETE while referenced and held by the operator finalizer: allowed, war
     Array.from({ length: 50 }, (_, i) => `server-${i}`),
   )
   t.equal(many.violations.length, 0)
-  t.ok(many.warnings[0]!.length <= MAX_WARNING_LENGTH, 'a short warning however many')
-  t.match(many.warnings[0], /^deletion waits for MCPServer server-0, MCPServer server-1, .*…$/)
+  const [rendered] = renderWarnings(many.warnings)
+  t.ok(rendered!.length <= MESSAGE_LIMITS.warningChars, 'a short warning however many')
+  t.match(rendered, /^deletion waits for MCPServer server-0, MCPServer server-1, .*…$/)
 })

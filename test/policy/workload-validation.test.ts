@@ -1,8 +1,11 @@
 import t from 'tap'
-import { formatViolation } from '../../src/policy/field-errors.ts'
+import {
+  MESSAGE_LIMITS,
+  formatViolation,
+  renderWarnings,
+} from '../../src/policy/messages/render.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
 import type { ValidationInput } from '../../src/policy/result.ts'
-import { MAX_WARNING_LENGTH } from '../../src/policy/warnings.ts'
 import { MCPSERVER_MESSAGES, validateWorkload } from '../../src/policy/workload-validation.ts'
 import type { WorkloadFacts } from '../../src/policy/workload-validation.ts'
 
@@ -275,11 +278,12 @@ t.test('warnings never deny and stay short', async (t) => {
     { webhookConfigExists: false },
   )
   t.equal(long.warnings.length, 2)
+  const rendered = renderWarnings(long.warnings)
   t.ok(
-    long.warnings.every((w) => w.length <= MAX_WARNING_LENGTH),
+    rendered.every((w) => w.length <= MESSAGE_LIMITS.warningChars),
     'truncated to 120',
   )
-  t.match(long.warnings[1], /^spec\.webhookConfigRef\.name: MCPWebhookConfig "hhh.*…$/)
+  t.match(rendered[1], /^spec\.webhookConfigRef\.name: MCPWebhookConfig "hhh.*…$/)
 })
 
 t.test('scope: kinds, versions and operations', async (t) => {
