@@ -145,7 +145,7 @@ function documentValue(document: Document, where: string, lines: LineCounter): u
  * `value` as the JSON that Go's YAML reader (sigs.k8s.io/yaml, as kubectl reads manifests) would
  * make of it, or a one-line refusal where Go refuses or the conversion is not exact:
  * * a number JSON cannot hold (`1e400`, `.inf`, `.nan`) is refused: it would silently turn into
- *   null and the object read as unchanged;
+ *   null and the object read as unchanged; so is an integer past 2^53, already rounded here;
  * * `!!binary` is its bytes as text (refused unless they are UTF-8, as JSON strings must be);
  * * `!!set` is a mapping of its members to null, as Go reads it;
  * * `!!timestamp` is refused: Go writes it in its own format, keeping the zone, which the YAML
@@ -173,6 +173,9 @@ function plainJson(root: unknown, where: string): unknown {
     if (typeof node === 'number') {
       if (!Number.isFinite(node))
         throw refuse('a number beyond float64 (or .inf, .nan): JSON cannot hold it')
+      // Go reads an integer into int64 exactly; past 2^53 this reading has already rounded it.
+      if (Number.isInteger(node) && !Number.isSafeInteger(node))
+        throw refuse('an integer beyond 2^53: it cannot be read exactly here')
       continue
     }
     if (typeof node !== 'object' || node === null) continue

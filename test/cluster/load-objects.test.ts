@@ -312,6 +312,20 @@ t.test(
           'big.yaml, document 1: spec.replicas: a number beyond float64 (or .inf, .nan): JSON cannot hold it',
       },
       {
+        name: 'an integer past 2^53 in JSON',
+        source: 'int.json',
+        text: '{"kind":"Deployment","metadata":{"name":"a"},"spec":{"replicas":9007199254740993}}',
+        message:
+          'int.json, document 1: spec.replicas: an integer beyond 2^53: it cannot be read exactly here',
+      },
+      {
+        name: 'an integer past 2^53 in YAML',
+        source: 'int.yaml',
+        text: `${named}spec: {replicas: 9007199254740993}\n`,
+        message:
+          'int.yaml, document 1: spec.replicas: an integer beyond 2^53: it cannot be read exactly here',
+      },
+      {
         name: '.nan in a list',
         source: 'nan.yaml',
         text: `${named}data: {x: [1, .nan]}\n`,
