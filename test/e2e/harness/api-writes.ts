@@ -3,7 +3,8 @@
  * patches and server-side applies by resource and subresource. A watch cannot count them: a no-op UPDATE (a writer sends
  * an object, a webhook turns it back into what is stored) stores nothing and sends no watch event,
  * yet it is a request, the webhook's live reads and another reconcile, every time (DESIGN §4).
- * Pure helpers (`writesIn`, `difference`, `increases`) are exported beside the scrape.
+ * Pure helpers (`writesIn`, `difference`, `increases`, `interceptedResources`) are exported
+ * beside the scrape.
  */
 
 import https from 'node:https'
@@ -58,6 +59,30 @@ export function increases(
       return count > before + slack(key, before)
     })
     .map(([key, count]) => `${key}: ${baseline.get(key) ?? 0} → ${count}`)
+}
+
+type WebhookRule = { apiGroups?: string[]; resources?: string[] }
+
+/**
+ * The tally keys of every resource the rendered webhook configurations send to mcp-admission:
+ * the only writes its webhooks can change, so the only ones a mutation can turn into a fight.
+ */
+export function interceptedResources(
+  manifests: readonly { kind: string; [key: string]: unknown }[],
+): Set<string> {
+  const keys = new Set<string>()
+  for (const manifest of manifests) {
+    if (!manifest.kind.endsWith('WebhookConfiguration')) continue
+    const webhooks = (manifest['webhooks'] ?? []) as { rules?: WebhookRule[] }[]
+    for (const rule of webhooks.flatMap((webhook) => webhook.rules ?? [])) {
+      for (const group of rule.apiGroups ?? [])
+        for (const resource of rule.resources ?? []) {
+          const [name, sub] = resource.split('/')
+          keys.add(`${name}${group ? `.${group}` : ''}${sub ? `/${sub}` : ''}`)
+        }
+    }
+  }
+  return keys
 }
 
 export function describeTally(tally: WriteTally): string {
