@@ -224,7 +224,45 @@ t.test('logs carry uid, kind, namespace, name and operation, never the object', 
     name: 'demo-runconfig',
     operation: 'CREATE',
     webhook: 'mutate',
-    level: 'info',
   })
   t.notMatch(JSON.stringify(logLines()), /runconfig\.json/, 'no object content in the logs')
 })
+
+t.test(
+  'the log contract: at info, one line for a denial or a patch on the operator write; the rest at debug',
+  async (t) => {
+    const { app, logLines } = testApp()
+    const send = (object: ReturnType<typeof runConfigMap>, username: string, uid: string) => {
+      const body = review(object, { uid }) as unknown as { request: Record<string, unknown> }
+      body.request['userInfo'] = { username }
+      return app.inject({ method: 'POST', url: '/mutate', headers: json, payload: body })
+    }
+    const stamped = runConfigMap({ annotations: { 'toolhive.stacklok.dev/content-checksum': '' } })
+    await send(runConfigMap(), 'kubernetes-admin', 'person-patched')
+    await send(stamped, 'kubernetes-admin', 'person-allowed')
+    await send(runConfigMap(), 'system:serviceaccount:toolhive-system:toolhive-operator', 'fight')
+    const invalidConfig = {
+      apiVersion: 'toolhive.stacklok.dev/v1alpha1',
+      kind: 'MCPWebhookConfig',
+      metadata: { name: 'hooks', namespace: 'default' },
+      spec: { validating: [{ name: 'audit', url: 'http://x', timeout: '1d' }] },
+    }
+    const verdict = await app.inject({
+      method: 'POST',
+      url: '/validate',
+      headers: json,
+      payload: review(invalidConfig, { uid: 'denied' }),
+    })
+    t.equal(verdict.json<AdmissionReviewResponse>().response.allowed, false)
+    const levels = Object.fromEntries(logLines().map((line) => [line['uid'], line['level']]))
+    t.same(
+      levels,
+      { 'person-patched': 'debug', 'person-allowed': 'debug', fight: 'info', denied: 'info' },
+      'one line per review, at its level',
+    )
+    t.match(
+      logLines().find((line) => line['uid'] === 'fight'),
+      { msg: 'admission patched an operator write', writer: 'operator' },
+    )
+  },
+)
