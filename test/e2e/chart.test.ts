@@ -174,6 +174,27 @@ t.test('another release namespace is the one every webhook calls and excludes', 
   ])
 })
 
+t.test(
+  'operatorServiceAccount names the writer classifier, as a flag only when not the default',
+  async (t) => {
+    const args = async (values: string[]) => {
+      const objects = parse(
+        await mustHelm(helm, ['template', RELEASE, CHART, '-n', NAMESPACE, ...values]),
+      )
+      const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as {
+        spec: { template: { spec: { containers: { args: string[] }[] } } }
+      }
+      return deployment.spec.template.spec.containers[0]?.args ?? []
+    }
+    t.notMatch((await args([])).join(' '), /--operator-service-account/)
+    t.ok(
+      (await args(['--set', 'operatorServiceAccount=ops/thv-operator'])).includes(
+        '--operator-service-account=ops/thv-operator',
+      ),
+    )
+  },
+)
+
 t.test('mistyped values fail the render with the reason', async (t) => {
   const failures: [string, string[], RegExp][] = [
     ['an unknown key', ['--set', 'replicass=3'], /additional properties 'replicass' not allowed/],
@@ -182,6 +203,11 @@ t.test('mistyped values fail the render with the reason', async (t) => {
       'a failure policy outside the enum',
       ['--set', 'webhooks.deployments.failurePolicy=Fial'],
       /at '\/webhooks\/deployments\/failurePolicy': value must be one of 'Fail', 'Ignore'/,
+    ],
+    [
+      'an operator service account that is no name',
+      ['--set', 'operatorServiceAccount=Tool Hive'],
+      /at '\/operatorServiceAccount': .*does not match pattern/,
     ],
     [
       'a Secret source without its CA bundle',
