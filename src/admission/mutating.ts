@@ -1,6 +1,7 @@
 /** Adapts a pure mutating policy to a Handler: copy, mutate, diff, answer with a JSON Patch. */
 
 import type { ClusterView } from '../cluster/view.ts'
+import { isRecord } from '../policy/kube.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { isRefused } from '../policy/result.ts'
 import type { MutationResult } from '../policy/result.ts'
@@ -24,11 +25,14 @@ export function pureMutator(mutate: (object: KubeObject) => MutationResult): Mut
 
 /**
  * Builds the handler that runs `mutator` on the request object. The whole object is copied and
- * the whole result diffed: a rule may write anywhere, and every write is in the patch.
+ * the whole result diffed: a rule may write anywhere, and every write is in the patch. Anywhere
+ * but `metadata.managedFields`: the API server's bookkeeping, which no rule reads or writes, and
+ * in a review the API server sends often as large as the rest of the object. Leaving it out of
+ * the copy and the diff changes no patch (a JSON Pointer names keys, not positions).
  */
 export function mutatingHandler<Facts>(mutator: Mutator<Facts>): Handler {
   return async (request, { view }) => {
-    const original = request.object
+    const original = request.object ? withoutManagedFields(request.object) : undefined
     if (!original) return allowed(request.uid)
     const facts = await mutator.gather(request, view)
     const result = mutator.mutate(cloneJson(original), facts)
@@ -37,4 +41,13 @@ export function mutatingHandler<Facts>(mutator: Mutator<Facts>): Handler {
     }
     return patched(request.uid, diff(original, result.object), result.warnings)
   }
+}
+
+/** `object` with the same values but no `metadata.managedFields`; two shallow copies at most. */
+export function withoutManagedFields(object: KubeObject): KubeObject {
+  const { metadata } = object
+  if (!isRecord(metadata) || !Object.hasOwn(metadata, 'managedFields')) return object
+  const rest = { ...metadata }
+  delete rest['managedFields']
+  return { ...object, metadata: rest }
 }
