@@ -32,7 +32,7 @@ export async function loadClusterCredentials(
 ): Promise<ClusterCredentials> {
   if (credentials.kind === 'in-cluster') return inCluster(credentials, serviceAccountDir, logger)
   // Loaded only for a kubeconfig (exec plugins, OIDC, contexts): importing the client costs some
-  // 57 MiB resident, for its generated API models, that a pod's own credentials do not need.
+  // 40 MiB resident, for its generated API models, that a pod's own credentials do not need.
   const { KubeConfig } = await import('@kubernetes/client-node')
   return kubeConfigCredentials(await fromFiles(() => new KubeConfig(), credentials))
 }

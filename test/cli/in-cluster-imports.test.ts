@@ -1,5 +1,5 @@
 /**
- * `serve` in a pod never loads `@kubernetes/client-node` (some 57 MiB resident for its generated
+ * `serve` in a pod never loads `@kubernetes/client-node` (some 40 MiB resident for its generated
  * models): the service account's token and CA are read by our own code. With a kubeconfig it is
  * loaded, which shows the check sees the client when it is there.
  */
