@@ -5,9 +5,13 @@
  * client that retries for ever.
  */
 
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import type { KubeConfig } from '@kubernetes/client-node'
+import type { Logger } from 'pino'
 import { parseDocument } from 'yaml'
+import type { ClusterCredentials } from '../cluster/cluster-credentials.ts'
+import { loadInClusterCredentials } from '../cluster/in-cluster-credentials.ts'
+import { kubeConfigCredentials } from '../cluster/kubeconfig-credentials.ts'
 import { printable } from '../cluster/load-errors.ts'
 import type { Cluster, Context, User } from '@kubernetes/client-node'
 import { FileReadError, MiB, readBoundedFile } from '../files/bounded-read.ts'
@@ -20,19 +24,17 @@ export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccoun
 
 /** A kubeconfig with a few clusters' certificates inline is some KiB; this is far above that. */
 export const KUBECONFIG_MAX_BYTES = 4 * MiB
-/** A service account token (a JWT) or CA bundle. */
-const SERVICE_ACCOUNT_FILE_MAX_BYTES = MiB
-
-/** The credentials as a KubeConfig with a current cluster; a StartupError otherwise. */
-export async function loadKubeConfig(
+/** The credentials with a server to reach; a StartupError when they cannot work. */
+export async function loadClusterCredentials(
   credentials: Credentials,
+  logger: Logger,
   serviceAccountDir: string = SERVICE_ACCOUNT_DIR,
-): Promise<KubeConfig> {
-  // Loaded only here: the client is not needed for files or the embedded default.
+): Promise<ClusterCredentials> {
+  if (credentials.kind === 'in-cluster') return inCluster(credentials, serviceAccountDir, logger)
+  // Loaded only for a kubeconfig (exec plugins, OIDC, contexts): importing the client costs some
+  // 40 MiB resident, for its generated API models, that a pod's own credentials do not need.
   const { KubeConfig } = await import('@kubernetes/client-node')
-  return credentials.kind === 'in-cluster'
-    ? inCluster(new KubeConfig(), credentials, serviceAccountDir)
-    : fromFiles(() => new KubeConfig(), credentials)
+  return kubeConfigCredentials(await fromFiles(() => new KubeConfig(), credentials))
 }
 
 type KubeconfigCredentials = Extract<Credentials, { kind: 'kubeconfig' }>
@@ -146,40 +148,20 @@ function mergeFirstWins(configs: readonly KubeConfig[]): KubeConfigOptions {
  * view retry for ever, listening on every interface, never ready.
  */
 async function inCluster(
-  config: KubeConfig,
   credentials: Extract<Credentials, { kind: 'in-cluster' }>,
   serviceAccountDir: string,
-): Promise<KubeConfig> {
-  const tokenFile = join(serviceAccountDir, 'token')
-  const caFile = join(serviceAccountDir, 'ca.crt')
-  const problems: string[] = []
-  for (const file of [tokenFile, caFile]) {
-    try {
-      const content = await readBoundedFile(file, SERVICE_ACCOUNT_FILE_MAX_BYTES)
-      if (content.toString('utf8').trim() === '') problems.push(`${file}: empty`)
-    } catch (error) {
-      problems.push(`${file}: ${fileErrorReason(error)}`)
-    }
-  }
-  if (problems.length > 0) {
+  logger: Logger,
+): Promise<ClusterCredentials> {
+  const host = credentials.host.includes(':') ? `[${credentials.host}]` : credentials.host
+  const loaded = await loadInClusterCredentials({
+    server: `https://${host}:${credentials.port}`,
+    serviceAccountDir,
+    logger,
+  })
+  if ('problems' in loaded) {
     throw new StartupError(
-      `in-cluster credentials (KUBERNETES_SERVICE_HOST is set): ${problems.join('; ')}`,
+      `in-cluster credentials (KUBERNETES_SERVICE_HOST is set): ${loaded.problems.join('; ')}`,
     )
   }
-  const host = credentials.host.includes(':') ? `[${credentials.host}]` : credentials.host
-  config.loadFromOptions({
-    clusters: [
-      {
-        name: 'inCluster',
-        server: `https://${host}:${credentials.port}`,
-        caFile,
-        skipTLSVerify: false,
-      },
-    ],
-    // The token is read again on each request: the kubelet rotates it.
-    users: [{ name: 'inClusterUser', authProvider: { name: 'tokenFile', config: { tokenFile } } }],
-    contexts: [{ name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser' }],
-    currentContext: 'inClusterContext',
-  })
-  return config
+  return loaded.credentials
 }

@@ -24,7 +24,7 @@ import { createLogger } from './logger.ts'
 import { resolveServeConfig } from './serve-config.ts'
 import type { Credentials, ServeConfig, ServeOptions } from './serve-config.ts'
 import { asStartupError } from './startup-errors.ts'
-import { loadKubeConfig } from './kubeconfig.ts'
+import { loadClusterCredentials } from './kubeconfig.ts'
 
 /** Sample objects shipped with the package (also the embedded default's view). */
 const SAMPLES_DIR = fileURLToPath(new URL('../../samples/objects/', import.meta.url))
@@ -147,7 +147,7 @@ interface Cluster {
   /** Not started: its watches begin once the listeners are up. */
   readonly view: KubeView
   /** The API server's URL, for the log. */
-  readonly server: string | undefined
+  readonly server: string
 }
 
 /** Reads the credentials (a kubeconfig, or the pod's) and builds the view; nothing runs yet. */
@@ -156,9 +156,9 @@ async function connectCluster(
   serviceAccountDir: string | undefined,
   logger: Logger,
 ): Promise<Cluster> {
-  const kubeConfig = await loadKubeConfig(credentials, serviceAccountDir)
-  const server = kubeConfig.getCurrentCluster()?.server
-  const api = new KubeApi(kubeConfig)
+  const clusterCredentials = await loadClusterCredentials(credentials, logger, serviceAccountDir)
+  const server = clusterCredentials.server
+  const api = new KubeApi(clusterCredentials)
   // The initial lists hold whole pages of untrimmed objects: the same peak as parsing files.
   return { api, view: new KubeView({ api, logger, onSynced: releaseLoadingPeak }), server }
 }

@@ -3,15 +3,15 @@
  *
  * Bodies are parsed with plain `JSON.parse` rather than the generated client's typed models: those
  * turn timestamps into Dates and copy maps by assignment, which would lose a (legal) ConfigMap key
- * named `__proto__` and change its checksum. `@kubernetes/client-node` still supplies the
- * kubeconfig, in-pod credentials and authentication; one keep-alive agent serves every request so
- * a live read at admission time does not pay for a new TLS handshake.
+ * named `__proto__` and change its checksum. The server, CA and authentication come from
+ * ClusterCredentials (the pod's service account, or a kubeconfig); one keep-alive agent serves
+ * every request so a live read at admission time does not pay for a new TLS handshake.
  */
 
 import http from 'node:http'
 import https from 'node:https'
 import { createInterface } from 'node:readline'
-import type { KubeConfig } from '@kubernetes/client-node'
+import type { ClusterCredentials } from './cluster-credentials.ts'
 
 /** An API error with the HTTP status, or 0 when no response arrived. */
 export class KubeApiError extends Error {
@@ -36,12 +36,12 @@ interface KubeApiOptions {
 type Query = Readonly<Record<string, string | number | boolean | undefined>>
 
 export class KubeApi {
-  readonly #config: KubeConfig
+  readonly #credentials: ClusterCredentials
   readonly #requestTimeoutMs: number
   #agent: http.Agent | undefined
 
-  constructor(config: KubeConfig, options: KubeApiOptions = {}) {
-    this.#config = config
+  constructor(credentials: ClusterCredentials, options: KubeApiOptions = {}) {
+    this.#credentials = credentials
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 5_000
   }
 
@@ -57,7 +57,9 @@ export class KubeApi {
     let response: http.IncomingMessage
     let body: string
     try {
-      response = await this.#request(path, query, this.#requestTimeoutMs, signal)
+      response = await this.#request(path, query, this.#requestTimeoutMs, signal, undefined, {
+        retryUnauthorized: true,
+      })
       body = await readBody(response)
     } catch (error) {
       if (signal?.aborted) throw new KubeApiError(`GET ${path}: ${abortReason(signal)}`, 0)
@@ -142,19 +144,36 @@ export class KubeApi {
     if (!response.complete) throw new KubeApiError(`watch ${path}: connection lost`, 0)
   }
 
+  /**
+   * Sends one request. A 401 has the credentials read again (a rotated or revoked token), so the
+   * next request carries the new ones; with `retryUnauthorized` (plain reads, which change
+   * nothing) this one is sent again once if they did change. A watch just fails and is
+   * re-established by its reflector; a write is the caller's to retry.
+   */
   async #request(
     path: string,
     query: Query,
     timeoutMs: number,
     signal?: AbortSignal,
-    write?: { readonly method: string; readonly payload: Buffer; readonly contentType: string },
+    write?: Write,
+    { retryUnauthorized = false }: { readonly retryUnauthorized?: boolean } = {},
   ): Promise<http.IncomingMessage> {
-    const cluster = this.#config.getCurrentCluster()
-    if (!cluster) throw new KubeApiError('the kubeconfig has no current cluster', 0)
-    const url = new URL(cluster.server.replace(/\/$/, '') + path)
+    const url = new URL(this.#credentials.server.replace(/\/$/, '') + path)
     for (const [key, value] of Object.entries(query)) {
       if (value !== undefined) url.searchParams.set(key, String(value))
     }
+    const first = await this.#options(write)
+    const response = await this.#send(url, path, first, timeoutMs, signal, write)
+    if (response.statusCode !== 401 || !this.#credentials.refresh) return response
+    await this.#credentials.refresh()
+    if (!retryUnauthorized) return response
+    const second = await this.#options(write)
+    if (authorizationOf(second) === authorizationOf(first)) return response
+    response.resume()
+    return this.#send(url, path, second, timeoutMs, signal, write)
+  }
+
+  async #options(write: Write | undefined): Promise<https.RequestOptions> {
     const options: https.RequestOptions = {
       method: write?.method ?? 'GET',
       headers: {
@@ -164,8 +183,19 @@ export class KubeApi {
           : {}),
       },
     }
-    // Fills in credentials (tokens are refreshed per call) and a fresh agent we replace by ours.
-    await this.#config.applyToHTTPSOptions(options)
+    // Fills in the CA and credentials (a kubeconfig's client also adds an agent: ours replaces it).
+    await this.#credentials.applyTo(options)
+    return options
+  }
+
+  #send(
+    url: URL,
+    path: string,
+    options: https.RequestOptions,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    write: Write | undefined,
+  ): Promise<http.IncomingMessage> {
     this.#agent ??= newAgent(url.protocol, options)
     const transport = url.protocol === 'http:' ? http : https
     return new Promise((resolve, reject) => {
@@ -211,6 +241,18 @@ export class KubeApi {
   close(): void {
     this.#agent?.destroy()
   }
+}
+
+interface Write {
+  readonly method: string
+  readonly payload: Buffer
+  readonly contentType: string
+}
+
+/** The Authorization header as sent (client-node capitalises it), to tell whether it changed. */
+function authorizationOf(options: https.RequestOptions): unknown {
+  const headers = options.headers as http.OutgoingHttpHeaders | undefined
+  return headers?.['authorization'] ?? headers?.['Authorization']
 }
 
 function abortReason(signal: AbortSignal): string {

@@ -8,6 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node'
 import { pino } from 'pino'
 import t from 'tap'
 import { KubeApi } from '../../src/cluster/kube-api.ts'
+import { kubeConfigCredentials } from '../../src/cluster/kubeconfig-credentials.ts'
 import { KubeView } from '../../src/cluster/kube-view.ts'
 import type { ObjectKey } from '../../src/cluster/view.ts'
 import {
@@ -31,7 +32,7 @@ const serviceKubeconfig = await serviceAccountKubeconfig(kubectl, plane)
 const config = new KubeConfig()
 config.loadFromFile(serviceKubeconfig)
 const view = new KubeView({
-  api: new KubeApi(config),
+  api: new KubeApi(kubeConfigCredentials(config)),
   logger: pino({ level: 'silent' }),
   reflector: { backoff: { initialMs: 100, maxMs: 1_000 } },
 })

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { KubeConfig } from '@kubernetes/client-node'
 import type { Test } from 'tap'
 import { KubeApi } from '../../src/cluster/kube-api.ts'
+import { kubeConfigCredentials } from '../../src/cluster/kubeconfig-credentials.ts'
 import type { WatchEvent } from '../../src/cluster/kube-api.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
 
@@ -170,5 +171,5 @@ export function loopbackKubeApi(port: number): KubeApi {
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
   })
-  return new KubeApi(config)
+  return new KubeApi(kubeConfigCredentials(config))
 }

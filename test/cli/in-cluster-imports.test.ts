@@ -1,0 +1,87 @@
+/**
+ * `serve` in a pod never loads `@kubernetes/client-node` (some 40 MiB resident for its generated
+ * models): the service account's token and CA are read by our own code. With a kubeconfig it is
+ * loaded, which shows the check sees the client when it is there.
+ */
+
+import { execFile } from 'node:child_process'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import t from 'tap'
+import { createDevCertificates } from '../../src/http/dev-certs.ts'
+import { freePort } from '../helpers/ports.ts'
+
+const SCRIPT = fileURLToPath(new URL('../helpers/serve-recording-imports.ts', import.meta.url))
+
+interface Outcome {
+  readonly code: number
+  readonly started: boolean
+  readonly stderr: string
+  readonly loaded: readonly string[]
+}
+
+/** `serve` started and stopped in a fresh process, with the client's modules it resolved. */
+async function serveRecordingImports(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<Outcome> {
+  const [port, probePort, apiPort] = [await freePort(), await freePort(), await freePort()]
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      SCRIPT,
+      'serve',
+      '--host=127.0.0.1',
+      `--port=${port}`,
+      '--probe-host=127.0.0.1',
+      `--probe-port=${probePort}`,
+      '--shutdown-delay=0s',
+      ...args,
+    ],
+    {
+      // Nothing listens on apiPort: the watches just retry until the service is stopped.
+      env: {
+        ...process.env,
+        KUBECONFIG: '',
+        KUBERNETES_SERVICE_HOST: '127.0.0.1',
+        KUBERNETES_SERVICE_PORT: String(apiPort),
+        ...env,
+      },
+      timeout: 30_000,
+    },
+  )
+  return JSON.parse(stdout) as Outcome
+}
+
+const dir = t.testdir({
+  account: { token: 'jwt', 'ca.crt': (await createDevCertificates({ hosts: ['x'] })).ca },
+  kubeconfig: JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1' } }],
+    users: [{ name: 'u', user: { token: 'jwt' } }],
+    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+    'current-context': 'x',
+  }),
+})
+
+t.test('in a pod, serve starts without loading @kubernetes/client-node', async (t) => {
+  const outcome = await serveRecordingImports(['--cert-dir', join(dir, 'certs')], {
+    SERVICE_ACCOUNT_DIR: join(dir, 'account'),
+  })
+  t.match(outcome, { code: 0, started: true, stderr: '' }, 'started with the reconciler')
+  t.same(outcome.loaded, [], 'no module of the client was resolved')
+})
+
+t.test('with a kubeconfig the client is loaded', async (t) => {
+  const outcome = await serveRecordingImports(
+    ['--cert-dir', join(dir, 'certs'), '--kubeconfig', join(dir, 'kubeconfig')],
+    {},
+  )
+  t.match(outcome, { code: 0, started: true, stderr: '' })
+  t.ok(
+    outcome.loaded.some((url) => url.endsWith('/@kubernetes/client-node/dist/index.js')),
+    `the client's entry point was resolved (${outcome.loaded.length} modules)`,
+  )
+})

@@ -1,0 +1,297 @@
+/**
+ * The service run as the chart's pod runs it, without a container runtime: the Deployment's
+ * container spec as `helm template` renders it and the image's entrypoint from the Dockerfile,
+ * started in a private mount namespace (`unshare`, as root) where the pod's volumes are bind
+ * mounts at their mount paths (the service account's at the kubelet's path), the root file
+ * system is read-only, and the process runs as the pod's user (`setpriv`) with the pod's
+ * environment only. The network is the host's: the API server is reached on loopback through
+ * KUBERNETES_SERVICE_HOST/PORT, as a pod reaches it through the `kubernetes` Service.
+ */
+
+import { readFile, realpath, stat } from 'node:fs/promises'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startProcess } from './processes.ts'
+import type { Managed } from './processes.ts'
+
+const REPO = fileURLToPath(new URL('../../../', import.meta.url))
+/** Where the ServiceAccount admission plugin mounts the token (kube-api-access-*). */
+export const SERVICE_ACCOUNT_MOUNT = '/var/run/secrets/kubernetes.io/serviceaccount'
+/** Docker's PATH for an image that sets none (the distroless image sets none). */
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+
+type Json = Record<string, unknown>
+
+export interface ChartContainer {
+  readonly command: readonly string[] | undefined
+  readonly args: readonly string[] | undefined
+  /** `env` with `fieldRef`s resolved as the kubelet resolves them for this pod. */
+  readonly env: Readonly<Record<string, string>>
+  readonly runAsUser: number
+  readonly runAsGroup: number
+  readonly fsGroup: number | undefined
+  readonly readOnlyRootFilesystem: boolean
+  readonly automountServiceAccountToken: boolean
+  readonly volumeMounts: readonly {
+    readonly name: string
+    readonly mountPath: string
+    readonly readOnly: boolean
+  }[]
+  /** The volumes by name, as the chart renders them (`secret`, `configMap`, …). */
+  readonly volumes: Readonly<Record<string, Json>>
+  /** containerPort by port name. */
+  readonly ports: Readonly<Record<string, number>>
+  readonly readinessProbe: { readonly port: number; readonly path: string }
+  readonly livenessProbe: { readonly port: number; readonly path: string }
+}
+
+/** The one container of the one Deployment in a chart's rendered objects. */
+export function chartContainer(
+  objects: readonly Json[],
+  pod: { readonly namespace: string; readonly name: string },
+): ChartContainer {
+  const deployments = objects.filter((object) => object['kind'] === 'Deployment')
+  if (deployments.length !== 1) throw new Error(`${deployments.length} Deployments rendered`)
+  const podSpec = at(deployments[0], 'spec', 'template', 'spec')
+  const containers = podSpec['containers'] as Json[]
+  if (containers.length !== 1) throw new Error(`${containers.length} containers rendered`)
+  const container = containers[0] as Json
+  const podSecurity = (podSpec['securityContext'] ?? {}) as Json
+  const security = { ...podSecurity, ...((container['securityContext'] ?? {}) as Json) }
+  const ports = Object.fromEntries(
+    ((container['ports'] ?? []) as Json[]).map((port) => [port['name'], port['containerPort']]),
+  ) as Record<string, number>
+  const probe = (name: string) => {
+    const httpGet = at(container, name, 'httpGet')
+    const port = httpGet['port']
+    return {
+      port: typeof port === 'number' ? port : (ports[String(port)] ?? Number.NaN),
+      path: String(httpGet['path']),
+    }
+  }
+  return {
+    command: container['command'] as string[] | undefined,
+    args: container['args'] as string[] | undefined,
+    env: Object.fromEntries(
+      ((container['env'] ?? []) as Json[]).map((entry) => [
+        String(entry['name']),
+        envValue(entry, pod),
+      ]),
+    ),
+    runAsUser: security['runAsUser'] as number,
+    runAsGroup: security['runAsGroup'] as number,
+    fsGroup: podSecurity['fsGroup'] as number | undefined,
+    readOnlyRootFilesystem: security['readOnlyRootFilesystem'] === true,
+    // The API server's default is true; the ServiceAccount's own setting applies when unset.
+    automountServiceAccountToken: podSpec['automountServiceAccountToken'] !== false,
+    volumeMounts: ((container['volumeMounts'] ?? []) as Json[]).map((mount) => ({
+      name: String(mount['name']),
+      mountPath: String(mount['mountPath']),
+      readOnly: mount['readOnly'] === true,
+    })),
+    volumes: Object.fromEntries(
+      ((podSpec['volumes'] ?? []) as Json[]).map((volume) => [String(volume['name']), volume]),
+    ),
+    ports,
+    readinessProbe: probe('readinessProbe'),
+    livenessProbe: probe('livenessProbe'),
+  }
+}
+
+function envValue(entry: Json, pod: { readonly namespace: string; readonly name: string }) {
+  if (typeof entry['value'] === 'string') return entry['value']
+  const fieldPath = (at(entry, 'valueFrom', 'fieldRef') as { fieldPath?: string }).fieldPath
+  if (fieldPath === 'metadata.namespace') return pod.namespace
+  if (fieldPath === 'metadata.name') return pod.name
+  throw new Error(
+    `env ${String(entry['name'])}: fieldRef ${String(fieldPath)} is not resolved here`,
+  )
+}
+
+function at(object: unknown, ...path: string[]): Json {
+  let value = object
+  for (const key of path) {
+    value = (value as Json | undefined)?.[key]
+    if (value === undefined) throw new Error(`rendered container has no ${path.join('.')}`)
+  }
+  return value as Json
+}
+
+export interface ImageConfig {
+  readonly entrypoint: readonly string[]
+  readonly cmd: readonly string[]
+  readonly env: Readonly<Record<string, string>>
+  readonly workdir: string
+}
+
+/** ENTRYPOINT, CMD, ENV and WORKDIR of the Dockerfile's final stage (exec form only). */
+export async function imageConfig(dockerfile = join(REPO, 'Dockerfile')): Promise<ImageConfig> {
+  const lines = (await readFile(dockerfile, 'utf8')).split('\n')
+  const last = lines.findLastIndex((line) => /^FROM\s/i.test(line))
+  let entrypoint: string[] = []
+  let cmd: string[] = []
+  let workdir = '/'
+  const env: Record<string, string> = {}
+  for (const line of lines.slice(last + 1)) {
+    const [instruction = '', ...rest] = line.trim().split(/\s+/)
+    const value = rest.join(' ')
+    if (/^ENTRYPOINT$/i.test(instruction)) entrypoint = JSON.parse(value) as string[]
+    else if (/^CMD$/i.test(instruction)) cmd = JSON.parse(value) as string[]
+    else if (/^WORKDIR$/i.test(instruction)) workdir = value
+    else if (/^ENV$/i.test(instruction)) {
+      const [key = '', ...parts] = value.split('=')
+      env[key] = parts.join('=')
+    }
+  }
+  return { entrypoint, cmd, env, workdir }
+}
+
+export interface ChartPodOptions {
+  readonly container: ChartContainer
+  readonly image: ImageConfig
+  /** The image's node, the project's Node 24 here. */
+  readonly node: string
+  /** Host directories holding each mounted volume's files, by volume name. */
+  readonly volumes: Readonly<Record<string, string>>
+  /** The service account volume's host directory (mounted when the pod automounts it). */
+  readonly serviceAccountDir: string
+  /** What the kubelet adds: KUBERNETES_SERVICE_HOST/PORT, HOSTNAME. */
+  readonly kubeletEnv: Readonly<Record<string, string>>
+  /** Empty directories for the mount namespace's own tmpfs mounts. */
+  readonly workDir: string
+  readonly logFile: string
+}
+
+export interface ChartPod {
+  readonly process: Managed
+  /** The pod's process id: its mount namespace is /proc/PID/ns/mnt. */
+  readonly pid: number
+  readonly argv: readonly string[]
+}
+
+/** Starts the container's process in its own mount namespace; returns at once. */
+export async function startChartPod(options: ChartPodOptions): Promise<ChartPod> {
+  const { container, image } = options
+  const mounts = container.volumeMounts.map((mount) => {
+    const source = options.volumes[mount.name]
+    if (source === undefined) throw new Error(`no host directory for volume ${mount.name}`)
+    return { ...mount, source }
+  })
+  if (container.automountServiceAccountToken) {
+    mounts.push({
+      name: 'kube-api-access',
+      mountPath: SERVICE_ACCOUNT_MOUNT,
+      readOnly: true,
+      source: options.serviceAccountDir,
+    })
+  }
+  // The image's node and working directory are the repository's: dist/, node_modules, samples.
+  const command = container.command ?? image.entrypoint
+  const args = container.command === undefined ? (container.args ?? image.cmd) : container.args
+  const argv = [...command, ...(args ?? [])].map((arg) =>
+    arg === image.entrypoint[0] ? options.node : arg,
+  )
+  // `mount -n`: no userspace mount table to update (it lives in /run, covered or read-only).
+  const script = [
+    'set -eu',
+    ...(await mountCommands(mounts, options.workDir)),
+    ...(container.readOnlyRootFilesystem ? ['mount -n -o remount,bind,ro /'] : []),
+    [
+      'exec setpriv',
+      `--reuid=${container.runAsUser}`,
+      `--regid=${container.runAsGroup}`,
+      // The kubelet adds fsGroup to the container's supplementary groups.
+      container.fsGroup === undefined ? '--clear-groups' : `--groups=${container.fsGroup}`,
+      // allowPrivilegeEscalation: false and capabilities.drop: [ALL].
+      '--no-new-privs',
+      '--bounding-set=-all',
+      '--inh-caps=-all',
+      '--',
+      ...argv.map(quote),
+    ].join(' '),
+  ].join('\n')
+  const env = {
+    PATH: DEFAULT_PATH,
+    ...image.env,
+    ...options.kubeletEnv,
+    ...container.env,
+  }
+  // unshare(1) without --fork execs the shell, which execs setpriv, which execs node: one pid.
+  const process = startProcess(
+    'chart-pod',
+    'unshare',
+    ['--mount', '--propagation', 'private', '--', 'sh', '-c', script],
+    { logFile: options.logFile, env, cwd: REPO },
+  )
+  const pid = process.child.pid
+  if (pid === undefined) throw new Error(`cannot start the pod:\n${await process.tail()}`)
+  return { process, pid, argv }
+}
+
+/**
+ * Mount commands for the volumes. A mount path that does not exist on the host is made in a
+ * tmpfs that replaces its nearest existing ancestor (as the image's own, empty, directory): the
+ * tmpfs is mounted aside, filled with the mount points and bind mounts, made read-only like the
+ * rest of the root, then moved into place. Host directories are never created.
+ */
+async function mountCommands(
+  mounts: readonly { mountPath: string; readOnly: boolean; source: string }[],
+  workDir: string,
+): Promise<string[]> {
+  const byAncestor = new Map<string, { mountPath: string; readOnly: boolean; source: string }[]>()
+  for (const mount of mounts) {
+    const ancestor = await existingAncestor(mount.mountPath)
+    if (ancestor === '/' || REPO.startsWith(`${ancestor}/`)) {
+      throw new Error(`${mount.mountPath}: would hide ${ancestor}, which the pod needs`)
+    }
+    byAncestor.set(ancestor, [...(byAncestor.get(ancestor) ?? []), mount])
+  }
+  const commands: string[] = []
+  const moves: string[] = []
+  let index = 0
+  for (const [ancestor, group] of byAncestor) {
+    const aside = `mount-${index++}`
+    const asidePath = join(workDir, aside)
+    commands.push(
+      `mkdir -p ${quote(asidePath)}`,
+      `mount -n -t tmpfs -o mode=0755 pod ${quote(asidePath)}`,
+    )
+    for (const mount of group) {
+      const target = join(asidePath, relative(ancestor, await underRealAncestor(mount.mountPath)))
+      commands.push(
+        `mkdir -p ${quote(target)}`,
+        `mount -n --bind ${quote(mount.source)} ${quote(target)}`,
+      )
+      if (mount.readOnly) commands.push(`mount -n -o remount,bind,ro ${quote(target)}`)
+    }
+    commands.push(`mount -n -o remount,ro ${quote(asidePath)}`)
+    moves.push(`mount -n --move ${quote(aside)} ${quote(ancestor)}`)
+  }
+  // Moved last, by paths relative to workDir: once one covers an ancestor of workDir (/tmp),
+  // workDir is reachable only through the shell's working directory.
+  return [...commands, `cd ${quote(workDir)}`, ...moves, `cd ${quote(REPO)}`]
+}
+
+/** The nearest directory on the path that exists on the host, symlinks resolved (/var/run → /run). */
+async function existingAncestor(path: string): Promise<string> {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if (await isDirectory(dir)) return realpath(dir)
+    if (dir === '/') return '/'
+  }
+}
+
+/** `path` with its existing ancestor's symlinks resolved, so it lies under that ancestor. */
+async function underRealAncestor(path: string): Promise<string> {
+  const ancestor = await existingAncestor(path)
+  let existing = dirname(path)
+  while (!(await isDirectory(existing))) existing = dirname(existing)
+  return join(ancestor, relative(existing, path))
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false
+}
+
+function quote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`
+}
