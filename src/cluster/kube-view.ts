@@ -153,11 +153,10 @@ export class KubeView implements ClusterView {
 
   #storeFor(resource: ViewResource): ReflectorStore {
     const cache = this.#cache
-    const trim = (object: KubeObject) => trimForView(resource.kind, object)
+    // Objects arrive here already kept (trimmed): the reflector applies `keep` as each arrives.
     const upsert = (object: KubeObject): ObjectKey | undefined => {
-      const trimmed = trim(object)
-      cache.put(trimmed)
-      const key = objectKey(trimmed)
+      cache.put(object)
+      const key = objectKey(object)
       this.#notify(key)
       return key
     }
@@ -167,6 +166,7 @@ export class KubeView implements ClusterView {
       this.#notify(key)
     }
     return {
+      keep: (object) => trimForView(resource.kind, object),
       replace(objects) {
         const listed = new Set<string>()
         for (const object of objects) {
