@@ -2,7 +2,8 @@
  * A stand-in API server for bench/view-peak.ts: plain HTTP on loopback, serving the
  * bench:cluster population (MCPServers, their RunConfig ConfigMaps, MCPWebhookConfigs) as list
  * pages shaped like kube-apiserver's (managedFields, uid, creationTimestamp, resourceVersion; no
- * apiVersion or kind on items), and holding every watch open without events. Each page is built
+ * apiVersion or kind on items), and holding every watch open without events until told to
+ * expire them (410 Gone, after which a reflector lists everything again). Each page is built
  * when asked for, from the object's index, so the stand-in holds no population of its own and
  * its memory does not compete with the measured process.
  */
@@ -75,8 +76,25 @@ function collections(servers: number): Map<string, Collection> {
 export async function startListServer(
   servers: number,
   unknown: (path: string) => void,
-): Promise<{ readonly url: string; readonly objects: number; close(): void }> {
+): Promise<{
+  readonly url: string
+  readonly objects: number
+  /** Ends every open watch with 410 Gone; resolves once each collection is watched again. */
+  expireWatches(): Promise<void>
+  close(): void
+}> {
   const served = collections(servers)
+  const watches = new Set<ServerResponse>()
+  let watchArrived = () => {}
+  /** Resolves once every collection has a watch open. */
+  const allWatched = () =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (watches.size >= served.size) resolve()
+        else watchArrived = check
+      }
+      check()
+    })
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://stand-in')
     const collection = served.get(url.pathname)
@@ -88,6 +106,8 @@ export async function startListServer(
     // Held open without events, as a quiet cluster's watch is (bookmarks aside).
     if (url.searchParams.get('watch') === 'true') {
       response.writeHead(200, { 'content-type': 'application/json' })
+      watches.add(response)
+      watchArrived()
       return
     }
     const start = Number(url.searchParams.get('continue') ?? '0')
@@ -108,6 +128,14 @@ export async function startListServer(
   return {
     url: `http://127.0.0.1:${port}`,
     objects,
+    expireWatches: async () => {
+      await allWatched()
+      const gone = { kind: 'Status', apiVersion: 'v1', code: 410, message: 'too old' }
+      for (const watch of watches) watch.end(`${JSON.stringify({ type: 'ERROR', object: gone })}\n`)
+      watches.clear()
+      // A reflector watches again only once its relist is stored.
+      await allWatched()
+    },
     close: () => {
       server.closeAllConnections()
       server.close()

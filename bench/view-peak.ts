@@ -4,7 +4,9 @@
  * (list-server.ts) serving the bench:cluster population in 500-object pages, so a size takes
  * seconds to a minute where bench:cluster takes ten; bench:cluster remains the figure of record.
  * The server runs as it ships (dist/, the Node flags of `npm start`), without the reconciler.
- * Peak is VmHWM and RSS is VmRSS from /proc/<pid>/status, read at the first /readyz 200.
+ * Peak is VmHWM and RSS is VmRSS from /proc/<pid>/status, read at the first /readyz 200. Then
+ * every watch is expired (410 Gone) and the relist's peak is VmRSS sampled every 20 ms until each
+ * collection is watched again: a relist holds the old view and the new list's kept objects at once.
  */
 
 import { execFileSync } from 'node:child_process'
@@ -49,7 +51,9 @@ const tmp = await mkdtemp(join(tmpdir(), 'mcp-admission-view-peak-'))
 try {
   const certDir = join(tmp, 'certs')
   await ensureDevCertificates(certDir)
-  const rows = ['servers  objects  ready s  peak MiB  RSS at ready MiB  heap used MiB']
+  const rows = [
+    'servers  objects  ready s  peak MiB  RSS at ready MiB  heap used MiB  relist peak MiB  RSS after MiB',
+  ]
   for (const servers of sizes) {
     const unknown = new Set<string>()
     const cluster = await startListServer(servers, (path) => unknown.add(path))
@@ -62,6 +66,14 @@ try {
       })
       const { rss, peak } = memory(product.pid)
       const heap = await heapUsedMiB(product.probePort!)
+      let relistPeak = 0
+      const sampler = setInterval(() => {
+        relistPeak = Math.max(relistPeak, memory(product.pid).rss)
+      }, 20)
+      await cluster.expireWatches()
+      clearInterval(sampler)
+      const after = memory(product.pid).rss
+      relistPeak = Math.max(relistPeak, after)
       await product.stop()
       rows.push(
         [
@@ -71,6 +83,8 @@ try {
           (peak / MiB).toFixed(0).padStart(9),
           (rss / MiB).toFixed(0).padStart(17),
           heap.toFixed(0).padStart(14),
+          (relistPeak / MiB).toFixed(0).padStart(16),
+          (after / MiB).toFixed(0).padStart(14),
         ].join(' '),
       )
       process.stderr.write(`${rows.at(-1)}\n`)
