@@ -90,3 +90,38 @@ t.test('a list in several pages is cached trimmed: nothing the trim drops surviv
     })
   }
 })
+
+t.test('a relist drops what is gone and reports every change', async (t) => {
+  const resource = VIEW_RESOURCES.find((candidate) => candidate.kind === 'MCPServer')!
+  const server = (name: string, namespace: string): KubeObject => ({
+    apiVersion: 'toolhive.stacklok.dev/v1beta1',
+    kind: 'MCPServer',
+    metadata: { name, namespace },
+  })
+  const fake = await startFakeKubeApi(t)
+  fake.objects = [server('a', 'one'), server('b', 'one'), server('a', 'two')]
+  const view = new KubeView({
+    api: fake.api,
+    logger: pino({ level: 'silent' }),
+    resources: [resource],
+    reflector: { pageSize: 2, backoff: { initialMs: 1, maxMs: 5 } },
+  })
+  view.start()
+  t.teardown(() => view.stop())
+  const keys = () =>
+    view
+      .keysOf('MCPServer')
+      .map((key) => `${key.namespace}/${key.name}`)
+      .sort()
+  const first = await fake.nextWatch()
+  t.same(keys(), ['one/a', 'one/b', 'two/a'])
+
+  const changed: string[] = []
+  view.onChange((key) => changed.push(`${key.namespace}/${key.name}`))
+  // Same name in another namespace: only the namespace tells them apart.
+  fake.objects = [server('b', 'one'), server('a', 'two'), server('c', 'two')]
+  first.send('ERROR', statusObject(410, 'too old resource version'))
+  await fake.nextWatch()
+  t.same(keys(), ['one/b', 'two/a', 'two/c'], 'one/a is gone, two/c is new')
+  t.same(changed.sort(), ['one/a', 'one/b', 'two/a', 'two/c'], 'listed and dropped keys reported')
+})
