@@ -67,6 +67,8 @@ export interface ProductOptions {
   readonly certDir: string
   /** Extra Node flags, e.g. `--cpu-prof`. */
   readonly nodeFlags?: readonly string[]
+  /** Extra `serve` arguments, e.g. `--kubeconfig` (bench/view-peak.ts). */
+  readonly args?: readonly string[]
 }
 
 /** The Node flags of `npm start` (and the image's entrypoint): the server runs as it ships. */
@@ -86,6 +88,7 @@ export async function startProduct(options: ProductOptions): Promise<ServerProce
     ...['--probe-host', '127.0.0.1', '--probe-port', String(probePort), '--log-level', 'warn'],
     // Not part of what is measured; it only makes stopping between runs quick.
     ...['--shutdown-delay', '0s'],
+    ...(options.args ?? []),
   ]
   const started = performance.now()
   const child = spawn(

@@ -30,7 +30,7 @@ export function serverName(i: number): string {
 }
 
 /** A stdio server (60 % of them, as in bench/population.ts): its proxy is capped at 1 replica. */
-function isStdio(i: number): boolean {
+export function isStdio(i: number): boolean {
   return i % 5 < 3
 }
 

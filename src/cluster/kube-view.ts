@@ -14,7 +14,7 @@ import type { ReflectorOptions, ReflectorStore } from './reflector.ts'
 import { LIVE_ONLY_RESOURCES, VIEW_RESOURCES, resourcePath } from './resources.ts'
 import type { ViewResource } from './resources.ts'
 import { trimForView } from './trim.ts'
-import { ClusterReadError, keyString } from './view.ts'
+import { ClusterReadError } from './view.ts'
 import type { ClusterView, ObjectKey, ReadOptions } from './view.ts'
 
 interface KubeViewOptions {
@@ -153,11 +153,10 @@ export class KubeView implements ClusterView {
 
   #storeFor(resource: ViewResource): ReflectorStore {
     const cache = this.#cache
-    const trim = (object: KubeObject) => trimForView(resource.kind, object)
+    // Objects arrive here already kept (trimmed): the reflector applies `keep` as each arrives.
     const upsert = (object: KubeObject): ObjectKey | undefined => {
-      const trimmed = trim(object)
-      cache.put(trimmed)
-      const key = objectKey(trimmed)
+      cache.put(object)
+      const key = objectKey(object)
       this.#notify(key)
       return key
     }
@@ -167,14 +166,20 @@ export class KubeView implements ClusterView {
       this.#notify(key)
     }
     return {
+      keep: (object) => trimForView(resource.kind, object),
       replace(objects) {
-        const listed = new Set<string>()
+        // Names by namespace, the objects' own strings: a relist holds the old view and the new
+        // list already, and a joined key string per object came on top (issue 27).
+        const listed = new Map<string, Set<string>>()
         for (const object of objects) {
           const key = upsert(object)
-          if (key) listed.add(keyString(key))
+          if (!key) continue
+          let names = listed.get(key.namespace)
+          if (!names) listed.set(key.namespace, (names = new Set()))
+          names.add(key.name)
         }
         for (const key of cache.keysOf(resource.kind)) {
-          if (!listed.has(keyString(key))) remove(key)
+          if (!listed.get(key.namespace)?.has(key.name)) remove(key)
         }
       },
       upsert(object) {

@@ -4,11 +4,16 @@ import { groupOf } from '../policy/kube.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { TOOLHIVE_GROUP, isToolHiveKind } from '../policy/kinds.ts'
 import { webhookConfigRefName } from '../policy/webhook-config-ref.ts'
-import { keyString } from './view.ts'
 import type { ClusterView, ObjectKey, ViewKind } from './view.ts'
 
 export class MemoryView implements ClusterView {
-  readonly #objects = new Map<string, KubeObject>()
+  /**
+   * kind → namespace → name → object. Nested rather than keyed by `keyString`: the names are the
+   * objects' own strings, where a joined key is one more string per object (with 100,000
+   * MCPServers, some 25 MiB of keys: issue 27).
+   */
+  readonly #objects = new Map<ViewKind, Map<string, Map<string, KubeObject>>>()
+  #size = 0
   /** `namespace/configName` → MCPServer names, kept in step with #objects. */
   readonly #webhookConfigRefs = new Map<string, Set<string>>()
 
@@ -21,21 +26,32 @@ export class MemoryView implements ClusterView {
     const key = objectKey(object)
     if (!key) return false
     this.delete(key)
-    this.#objects.set(keyString(key), object)
+    let namespaces = this.#objects.get(key.kind)
+    if (!namespaces)
+      this.#objects.set(key.kind, (namespaces = new Map<string, Map<string, KubeObject>>()))
+    let names = namespaces.get(key.namespace)
+    if (!names) namespaces.set(key.namespace, (names = new Map<string, KubeObject>()))
+    names.set(key.name, object)
+    this.#size++
     const ref = webhookConfigRefOf(key, object)
     if (ref !== undefined) {
       const index = `${key.namespace}/${ref}`
-      let names = this.#webhookConfigRefs.get(index)
-      if (!names) this.#webhookConfigRefs.set(index, (names = new Set()))
-      names.add(key.name)
+      let servers = this.#webhookConfigRefs.get(index)
+      if (!servers) this.#webhookConfigRefs.set(index, (servers = new Set()))
+      servers.add(key.name)
     }
     return true
   }
 
   delete(key: ObjectKey): void {
-    const previous = this.#objects.get(keyString(key))
-    if (!previous) return
-    this.#objects.delete(keyString(key))
+    const namespaces = this.#objects.get(key.kind)
+    const names = namespaces?.get(key.namespace)
+    const previous = names?.get(key.name)
+    if (!namespaces || !names || !previous) return
+    names.delete(key.name)
+    // A namespace emptied by deletes is dropped, so churn does not leave maps behind.
+    if (names.size === 0) namespaces.delete(key.namespace)
+    this.#size--
     const ref = webhookConfigRefOf(key, previous)
     if (ref !== undefined) this.#webhookConfigRefs.get(`${key.namespace}/${ref}`)?.delete(key.name)
   }
@@ -43,19 +59,18 @@ export class MemoryView implements ClusterView {
   /** The keys of every held object of `kind`. */
   keysOf(kind: ViewKind): ObjectKey[] {
     const keys: ObjectKey[] = []
-    for (const object of this.#objects.values()) {
-      const key = object.kind === kind ? objectKey(object) : undefined
-      if (key) keys.push(key)
+    for (const [namespace, names] of this.#objects.get(kind) ?? []) {
+      for (const name of names.keys()) keys.push({ kind, namespace, name })
     }
     return keys
   }
 
   get size(): number {
-    return this.#objects.size
+    return this.#size
   }
 
   get(key: ObjectKey): Promise<KubeObject | undefined> {
-    return Promise.resolve(this.#objects.get(keyString(key)))
+    return Promise.resolve(this.#objects.get(key.kind)?.get(key.namespace)?.get(key.name))
   }
 
   serversReferencingWebhookConfig(namespace: string, configName: string): Promise<string[]> {

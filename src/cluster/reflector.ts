@@ -15,9 +15,16 @@ import type { KubeApi, WatchEvent } from './kube-api.ts'
 import { apiVersionOf, resourcePath } from './resources.ts'
 import type { ViewResource } from './resources.ts'
 
-/** Where a reflector puts what it sees. Objects arrive untrimmed; the store decides what to keep. */
+/**
+ * Where a reflector puts what it sees. The store decides what it keeps: every object the reflector
+ * receives passes through `keep` first (list items as each page arrives), and the other methods
+ * get only what `keep` returned. So a list holds only kept objects until it ends, and each page's
+ * untrimmed objects are garbage as soon as the page is read.
+ */
 export interface ReflectorStore {
-  /** Replaces every object of the resource by `objects` (after a list). */
+  /** The form of an object the store holds (e.g. trimmed). Must not modify `object`. */
+  keep(object: KubeObject): KubeObject
+  /** Replaces every object of the resource by `objects` (after a complete list). */
   replace(objects: readonly KubeObject[]): void
   upsert(object: KubeObject): void
   remove(object: KubeObject): void
@@ -34,6 +41,12 @@ export interface ReflectorOptions {
   readonly onSynced?: () => void
 }
 
+/** Where a list goes on after a page: its continue token (none after the last) and version. */
+interface ListPosition {
+  readonly continueToken: string | undefined
+  readonly resourceVersion: string
+}
+
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 10_000 }
 /** Each wait is spread by ±20 % (then rounded to whole milliseconds). */
 export const BACKOFF_JITTER = 0.2
@@ -41,6 +54,8 @@ export const BACKOFF_JITTER = 0.2
 export class Reflector {
   readonly #api: KubeApi
   readonly #resource: ViewResource
+  /** Computed once: list items and watch objects all get this very string. */
+  readonly #apiVersion: string
   readonly #store: ReflectorStore
   readonly #logger: Logger
   readonly #options: Required<Omit<ReflectorOptions, 'onError' | 'onSynced'>>
@@ -60,6 +75,7 @@ export class Reflector {
   ) {
     this.#api = api
     this.#resource = resource
+    this.#apiVersion = apiVersionOf(resource)
     this.#store = store
     this.#logger = logger.child({ resource: resource.plural })
     this.#options = {
@@ -126,37 +142,44 @@ export class Reflector {
     this.#onSynced()
   }
 
-  /** Lists every page and replaces the store's objects; returns how many it stored. */
+  /**
+   * Lists every page and replaces the store's objects; returns how many it stored. Only kept
+   * objects outlive their page; the store is replaced once, and only when every page came.
+   */
   async #list(): Promise<number> {
-    const items: KubeObject[] = []
-    let continueToken: string | undefined
-    let resourceVersion: string
-    do {
-      // stop() ends a list under way too: a stalled page must not hold shutdown.
-      const page = await this.#api.get(
-        resourcePath(this.#resource),
-        {
-          labelSelector: this.#resource.labelSelector,
-          limit: this.#options.pageSize,
-          continue: continueToken,
-        },
-        this.#abort.signal,
-      )
-      if (!page)
-        throw new KubeApiError(
-          `list ${this.#resource.plural}: the resource is not served (404)`,
-          404,
-        )
-      const metadata = (page.metadata ?? {}) as { resourceVersion?: string; continue?: string }
-      const pageItems = Array.isArray(page.items) ? (page.items as KubeObject[]) : []
-      // List items carry no apiVersion/kind; the store needs both.
-      for (const item of pageItems) items.push(withType(item, this.#resource))
-      resourceVersion = metadata.resourceVersion ?? ''
-      continueToken = metadata.continue === '' ? undefined : metadata.continue
-    } while (continueToken !== undefined)
-    this.#store.replace(items)
-    this.#resourceVersion = resourceVersion
-    return items.length
+    const kept: KubeObject[] = []
+    let next: ListPosition = { continueToken: undefined, resourceVersion: '' }
+    do next = await this.#listPage(next.continueToken, kept)
+    while (next.continueToken !== undefined)
+    this.#store.replace(kept)
+    this.#resourceVersion = next.resourceVersion
+    return kept.length
+  }
+
+  /**
+   * Reads one page and appends what the store keeps of it to `kept`. A method of its own so that
+   * the page (its items, untrimmed) is unreachable once it returns, not while the next one loads.
+   */
+  async #listPage(continueToken: string | undefined, kept: KubeObject[]): Promise<ListPosition> {
+    // stop() ends a list under way too: a stalled page must not hold shutdown.
+    const page = await this.#api.get(
+      resourcePath(this.#resource),
+      {
+        labelSelector: this.#resource.labelSelector,
+        limit: this.#options.pageSize,
+        continue: continueToken,
+      },
+      this.#abort.signal,
+    )
+    if (!page)
+      throw new KubeApiError(`list ${this.#resource.plural}: the resource is not served (404)`, 404)
+    const metadata = (page.metadata ?? {}) as { resourceVersion?: string; continue?: string }
+    const items = Array.isArray(page.items) ? (page.items as KubeObject[]) : []
+    for (const item of items) kept.push(this.#store.keep(this.#typed(item)))
+    return {
+      resourceVersion: metadata.resourceVersion ?? '',
+      continueToken: metadata.continue === '' ? undefined : metadata.continue,
+    }
   }
 
   async #watch(): Promise<void> {
@@ -182,16 +205,19 @@ export class Reflector {
       const code = typeof status.code === 'number' ? status.code : 0
       throw new KubeApiError(`watch ${this.#resource.plural}: ${String(status.message)}`, code)
     }
-    const object = withType(event.object, this.#resource)
+    const object = this.#typed(event.object)
+    // Read before `keep`, which may drop it.
     const version = (object.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion
     if (typeof version === 'string' && version !== '') this.#resourceVersion = version
-    if (event.type === 'ADDED' || event.type === 'MODIFIED') this.#store.upsert(object)
-    else if (event.type === 'DELETED') this.#store.remove(object)
+    if (event.type === 'ADDED' || event.type === 'MODIFIED')
+      this.#store.upsert(this.#store.keep(object))
+    else if (event.type === 'DELETED') this.#store.remove(this.#store.keep(object))
   }
-}
 
-function withType(object: KubeObject, resource: ViewResource): KubeObject {
-  return { ...object, apiVersion: apiVersionOf(resource), kind: resource.kind }
+  /** List items carry no apiVersion/kind; the store needs both. */
+  #typed(object: KubeObject): KubeObject {
+    return { ...object, apiVersion: this.#apiVersion, kind: this.#resource.kind }
+  }
 }
 
 function describe(error: unknown): string {

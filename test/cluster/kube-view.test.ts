@@ -1,10 +1,17 @@
-/** KubeView against a fake API server (real KubeApi, loopback HTTP): when it reports synced. */
+/**
+ * KubeView against a fake API server (real KubeApi, loopback HTTP): when it reports synced, and
+ * what it caches.
+ */
 
 import { pino } from 'pino'
 import t from 'tap'
 import { KubeView } from '../../src/cluster/kube-view.ts'
+import { objectKey } from '../../src/cluster/memory-view.ts'
 import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
+import { trimForView } from '../../src/cluster/trim.ts'
+import type { KubeObject } from '../../src/policy/kube.ts'
 import { startFakeKubeApi, statusObject } from '../helpers/fake-kube-api.ts'
+import { runConfigMap } from '../helpers/objects.ts'
 
 t.test('onSynced is called once, when every resource has been listed', async (t) => {
   const fake = await startFakeKubeApi(t)
@@ -32,4 +39,89 @@ t.test('onSynced is called once, when every resource has been listed', async (t)
   t.equal(lists(), listed + 1, 'relisted')
   // The relist stores its objects before it watches again, so any call would have come by now.
   t.same(calls, [true], 'not called again')
+})
+
+t.test('a list in several pages is cached trimmed: nothing the trim drops survives', async (t) => {
+  const noise = {
+    creationTimestamp: '2026-01-01T00:00:00Z',
+    managedFields: [{ manager: 'toolhive-operator', fieldsV1: { 'f:data': {} } }],
+    annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"huge": "copy"}' },
+  }
+  const listed: Record<string, (name: string) => KubeObject> = {
+    ConfigMap: (name) => {
+      const configMap = runConfigMap()
+      return { ...configMap, metadata: { ...configMap.metadata, name, ...noise } }
+    },
+    MCPServer: (name) => ({
+      apiVersion: 'toolhive.stacklok.dev/v1beta1',
+      kind: 'MCPServer',
+      metadata: { name, namespace: 'default', uid: `uid-${name}`, ...noise },
+      spec: { image: 'ghcr.io/example/fetch:1.0.0', transport: 'stdio' },
+    }),
+  }
+  for (const [kind, build] of Object.entries(listed)) {
+    await t.test(kind, async (t) => {
+      const resource = VIEW_RESOURCES.find((candidate) => candidate.kind === kind)!
+      const fake = await startFakeKubeApi(t)
+      const objects = ['a', 'b', 'c', 'd', 'e'].map(build)
+      fake.objects = objects
+      const view = new KubeView({
+        api: fake.api,
+        logger: pino({ level: 'silent' }),
+        resources: [resource],
+        reflector: { pageSize: 2, backoff: { initialMs: 1, maxMs: 5 } },
+      })
+      view.start()
+      t.teardown(() => view.stop())
+      await fake.nextWatch()
+
+      t.equal(view.keysOf(resource.kind).length, 5, 'every page is cached')
+      for (const object of objects) {
+        const cached = await view.cached(objectKey(object)!)
+        t.same(
+          cached,
+          trimForView(resource.kind, object),
+          `${String(object.metadata?.name)} as trimmed`,
+        )
+        t.equal(cached?.metadata?.['managedFields'], undefined)
+        t.equal(cached?.metadata?.['creationTimestamp'], undefined)
+        t.equal(cached?.['data'], undefined)
+      }
+    })
+  }
+})
+
+t.test('a relist drops what is gone and reports every change', async (t) => {
+  const resource = VIEW_RESOURCES.find((candidate) => candidate.kind === 'MCPServer')!
+  const server = (name: string, namespace: string): KubeObject => ({
+    apiVersion: 'toolhive.stacklok.dev/v1beta1',
+    kind: 'MCPServer',
+    metadata: { name, namespace },
+  })
+  const fake = await startFakeKubeApi(t)
+  fake.objects = [server('a', 'one'), server('b', 'one'), server('a', 'two')]
+  const view = new KubeView({
+    api: fake.api,
+    logger: pino({ level: 'silent' }),
+    resources: [resource],
+    reflector: { pageSize: 2, backoff: { initialMs: 1, maxMs: 5 } },
+  })
+  view.start()
+  t.teardown(() => view.stop())
+  const keys = () =>
+    view
+      .keysOf('MCPServer')
+      .map((key) => `${key.namespace}/${key.name}`)
+      .sort()
+  const first = await fake.nextWatch()
+  t.same(keys(), ['one/a', 'one/b', 'two/a'])
+
+  const changed: string[] = []
+  view.onChange((key) => changed.push(`${key.namespace}/${key.name}`))
+  // Same name in another namespace: only the namespace tells them apart.
+  fake.objects = [server('b', 'one'), server('a', 'two'), server('c', 'two')]
+  first.send('ERROR', statusObject(410, 'too old resource version'))
+  await fake.nextWatch()
+  t.same(keys(), ['one/b', 'two/a', 'two/c'], 'one/a is gone, two/c is new')
+  t.same(changed.sort(), ['one/a', 'one/b', 'two/a', 'two/c'], 'listed and dropped keys reported')
 })

@@ -25,6 +25,46 @@ t.test('holds ToolHive kinds and ConfigMaps by kind/namespace/name', async (t) =
   t.equal(view.isSynced(), true)
 })
 
+t.test('keysOf and size follow put, replace and delete, one kind at a time', async (t) => {
+  const configMap = (name: string, namespace: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace },
+  })
+  const view = new MemoryView([
+    server('a'),
+    server('b', undefined, 'team'),
+    configMap('a-runconfig', 'default'),
+  ])
+  const keys = (kind: 'MCPServer' | 'ConfigMap') =>
+    view
+      .keysOf(kind)
+      .map((key) => `${key.kind} ${key.namespace} ${key.name}`)
+      .sort()
+  t.same(keys('MCPServer'), ['MCPServer default a', 'MCPServer team b'])
+  t.same(keys('ConfigMap'), ['ConfigMap default a-runconfig'])
+  t.equal(view.size, 3)
+
+  view.put(server('a', 'hooks'))
+  t.equal(view.size, 3, 'a put of a held object replaces it')
+  t.same((await view.get({ kind: 'MCPServer', namespace: 'default', name: 'a' }))?.spec, {
+    webhookConfigRef: { name: 'hooks' },
+  })
+
+  view.delete({ kind: 'MCPServer', namespace: 'team', name: 'b' })
+  view.delete({ kind: 'MCPServer', namespace: 'team', name: 'b' })
+  view.delete({ kind: 'ConfigMap', namespace: 'default', name: 'a' })
+  t.equal(view.size, 2, 'only what was held is deleted, once')
+  t.same(keys('MCPServer'), ['MCPServer default a'])
+  view.put(server('b', undefined, 'team'))
+  t.same(
+    keys('MCPServer'),
+    ['MCPServer default a', 'MCPServer team b'],
+    'an emptied namespace fills again',
+  )
+  t.same(keys('ConfigMap'), ['ConfigMap default a-runconfig'])
+})
+
 t.test('ignores what a view does not hold', async (t) => {
   t.equal(objectKey({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } }), undefined)
   t.equal(

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { pino } from 'pino'
 import t from 'tap'
 import type { Test } from 'tap'
@@ -34,23 +36,51 @@ function server(name: string, resourceVersion = '1'): KubeObject {
   }
 }
 
-/** A store keyed by name that remembers how often it was replaced wholesale. */
+/**
+ * A store keyed by name that remembers how often it was replaced wholesale. Its `keep` trims an
+ * object to apiVersion, kind, name, namespace and resourceVersion, and it counts every object it
+ * is handed that `keep` did not return.
+ */
 class NamedStore implements ReflectorStore {
   readonly objects = new Map<string, KubeObject>()
   replaced = 0
+  /** Objects given to replace, upsert or remove that are not `keep`'s results. */
+  unkept = 0
+  /**
+   * The metadata of each object `keep` was given (the very object the API server's page carried,
+   * managedFields and all), held weakly: once a page is read, nothing else should hold it.
+   */
+  readonly given: WeakRef<object>[] = []
+  readonly #kept = new WeakSet<KubeObject>()
+  keep(object: KubeObject): KubeObject {
+    this.given.push(new WeakRef(object.metadata ?? {}))
+    const { name, namespace, resourceVersion } = object.metadata ?? {}
+    const kept = {
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      metadata: { name, namespace, resourceVersion },
+    }
+    this.#kept.add(kept)
+    return kept
+  }
   replace(objects: readonly KubeObject[]): void {
     this.replaced++
     this.objects.clear()
     for (const object of objects) this.upsert(object)
   }
   upsert(object: KubeObject): void {
+    this.#check(object)
     this.objects.set(String(object.metadata?.name), object)
   }
   remove(object: KubeObject): void {
+    this.#check(object)
     this.objects.delete(String(object.metadata?.name))
   }
   names(): string[] {
     return [...this.objects.keys()].sort()
+  }
+  #check(object: KubeObject): void {
+    if (!this.#kept.has(object)) this.unkept++
   }
 }
 
@@ -147,7 +177,8 @@ async function startFakeKubeApiHolding(
   release: Promise<void>,
 ): Promise<FakeKubeApi> {
   const fake = await startFakeKubeApi(t)
-  fake.beforePage = (token) => (token === heldToken ? release : Promise.resolve())
+  fake.beforePage = (token) =>
+    token === heldToken ? release.then(() => undefined) : Promise.resolve(undefined)
   return fake
 }
 
@@ -250,4 +281,118 @@ t.test('stop() ends a list whose page never comes, and stores nothing', async (t
   )
   t.equal(store.replaced, 0, 'nothing stored from the abandoned list')
   t.equal(reflector.synced, false)
+})
+
+// What a list holds while it runs, and what the store is handed (issue 27: the start-up peak).
+
+/** An MCPServer as the API server sends it: with what a store's trim drops. */
+function listedServer(name: string, resourceVersion = '1'): KubeObject {
+  return {
+    ...server(name, resourceVersion),
+    metadata: {
+      name,
+      namespace: 'default',
+      resourceVersion,
+      creationTimestamp: '2026-01-01T00:00:00Z',
+      managedFields: [{ manager: 'toolhive-operator', fieldsV1: { 'f:spec': {} } }],
+    },
+    spec: { image: `ghcr.io/example/${name}:1.0.0`, transport: 'stdio' },
+  }
+}
+
+/** A full, synchronous collection (node's gc, switched on for this process). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc')
+  ;(runInNewContext('gc') as () => void)()
+}
+
+t.test('each page is kept as it arrives, and its untrimmed objects are garbage then', async (t) => {
+  let releaseLastPage = () => {}
+  const lastPageHeld = new Promise<void>((resolve) => (releaseLastPage = resolve))
+  const fake = await startFakeKubeApiHolding(t, 'offset-4', lastPageHeld)
+  fake.objects = ['a', 'b', 'c', 'd', 'e'].map((name) => listedServer(name))
+  const store = new NamedStore()
+  const reflector = new Reflector(fake.api, SERVERS, store, pino({ level: 'silent' }), {
+    pageSize: 2,
+    backoff: { initialMs: 1, maxMs: 5 },
+  })
+  reflector.start()
+  t.teardown(() => reflector.stop())
+
+  await until(() => lists(fake).length === 3, 'the last page requested')
+  t.equal(store.given.length, 4, 'the first two pages went through keep before the last came')
+  t.equal(store.replaced, 0, 'and nothing is stored yet')
+  collectGarbage()
+  t.same(
+    store.given.map((given) => given.deref() === undefined),
+    [true, true, true, true],
+    'no untrimmed object of a read page is still reachable',
+  )
+  releaseLastPage()
+  await fake.nextWatch()
+  t.same(store.names(), ['a', 'b', 'c', 'd', 'e'])
+  t.equal(store.unkept, 0, 'replace got only what keep returned')
+})
+
+t.test('the store is handed only what keep returned, from lists and from watches', async (t) => {
+  const { fake, store } = await reflectorOn(
+    t,
+    ['a', 'b', 'c'].map((name) => listedServer(name)),
+    2,
+  )
+  const watch = await fake.nextWatch()
+  watch.send('ADDED', listedServer('d', '11'))
+  watch.send('MODIFIED', listedServer('a', '12'))
+  watch.send('DELETED', listedServer('b', '13'))
+  await until(() => store.names().join() === 'a,c,d', 'the events applied')
+
+  t.equal(store.unkept, 0, 'nothing untrimmed reached replace, upsert or remove')
+  t.equal(store.given.length, 6, 'keep saw every listed object and every event')
+  t.same(
+    [...store.objects.values()].map((object) => Object.keys(object.metadata ?? {}).sort()),
+    [
+      ['name', 'namespace', 'resourceVersion'],
+      ['name', 'namespace', 'resourceVersion'],
+      ['name', 'namespace', 'resourceVersion'],
+    ],
+    'what the store holds is what its keep made',
+  )
+  t.equal(store.objects.get('a')?.metadata?.resourceVersion, '12')
+  t.equal(store.objects.get('a')?.kind, 'MCPServer', 'keep gets the object with its kind back')
+})
+
+t.test('a relist that fails on page 2 leaves the old store whole', async (t) => {
+  const { fake, store, errors } = await reflectorOn(t, [server('a'), server('b'), server('c')], 2)
+  const first = await fake.nextWatch()
+  const before = new Map(store.objects)
+  // The cluster moved on: a deleted, b changed, d created; the relist's second page fails once.
+  fake.objects = [server('b', '15'), server('c'), server('d', '18')]
+  fake.resourceVersion = '20'
+  let refusals = 0
+  let releaseRetry = () => {}
+  const retryHeld = new Promise<void>((resolve) => (releaseRetry = resolve))
+  fake.beforePage = async (token) => {
+    if (token !== 'offset-2') return undefined
+    if (++refusals === 1) return 500
+    await retryHeld
+    return undefined
+  }
+  first.send('ERROR', statusObject(410, 'too old resource version: 10 (12)'))
+
+  // The retry has read its first page again and waits for the second.
+  await until(() => refusals === 2, 'the relist retried after the failed page')
+  t.equal(errors.length, 1, 'the failed page counted as a failure')
+  t.equal(store.replaced, 1, 'not replaced by the failed list, nor by the half-read retry')
+  t.same(store.names(), ['a', 'b', 'c'], 'the old objects, all of them')
+  t.ok(
+    [...before].every(([name, object]) => store.objects.get(name) === object),
+    'each the very object stored before',
+  )
+
+  releaseRetry()
+  const second = await fake.nextWatch()
+  t.equal(store.replaced, 2)
+  t.same(store.names(), ['b', 'c', 'd'], 'the deleted object is gone once a list succeeds')
+  t.equal(store.objects.get('b')?.metadata?.resourceVersion, '15')
+  t.equal(second.query.resourceVersion, '20', 'the watch resumes from the list that succeeded')
 })

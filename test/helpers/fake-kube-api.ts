@@ -40,9 +40,10 @@ export interface FakeKubeApi {
   readonly requests: RecordedRequest[]
   /**
    * Awaited before a list page is answered, with the page's `continue` token (`''` for the first
-   * page): lets a test look at the reflector while a list is half done.
+   * page): lets a test look at the reflector while a list is half done. Resolving to an HTTP
+   * status refuses the page with it (a list that fails part-way).
    */
-  beforePage: (continueToken: string) => Promise<void>
+  beforePage: (continueToken: string) => Promise<number | undefined>
   /** The next watch request (already arrived or still to come). */
   nextWatch(): Promise<WatchStream>
 }
@@ -99,7 +100,12 @@ async function answerPage(
 ): Promise<void> {
   request.resume()
   const token = query.continue ?? ''
-  await fake.beforePage(token)
+  const refused = await fake.beforePage(token)
+  if (refused !== undefined) {
+    response.writeHead(refused, { 'content-type': 'application/json' })
+    response.end(JSON.stringify(statusObject(refused, `page ${token} refused`)))
+    return
+  }
   const start = token === '' ? 0 : Number(token.replace(/^offset-/, ''))
   const limit = query.limit === undefined ? Infinity : Number(query.limit)
   const items = fake.objects.slice(start, start + limit)

@@ -1,0 +1,160 @@
+/**
+ * A stand-in API server for bench/view-peak.ts: plain HTTP on loopback, serving the
+ * bench:cluster population (MCPServers, their RunConfig ConfigMaps, MCPWebhookConfigs) as list
+ * pages shaped like kube-apiserver's (managedFields, uid, creationTimestamp, resourceVersion; no
+ * apiVersion or kind on items), and holding every watch open without events until told to
+ * expire them (410 Gone, after which a reflector lists everything again). Each page is built
+ * when asked for, from the object's index, so the stand-in holds no population of its own and
+ * its memory does not compete with the measured process.
+ */
+
+import { createServer } from 'node:http'
+import type { Server, ServerResponse } from 'node:http'
+import { VIEW_RESOURCES, resourcePath } from '../src/cluster/resources.ts'
+import type { KubeObject } from '../src/policy/kube.ts'
+import { asCreated } from './cluster/etcd.ts'
+import { isStdio, namespaceOf, serverName } from './cluster/population.ts'
+import {
+  mcpServer,
+  runConfigJson,
+  runConfigMap,
+  webhookConfig,
+  webhookConfigCount,
+} from './population.ts'
+
+const CREATED = '2026-01-01T00:00:00Z'
+/** The list's resourceVersion; every object's is below it. */
+const LIST_VERSION = '9000000'
+
+interface Collection {
+  readonly count: number
+  item(i: number): KubeObject
+}
+
+/** What each listed collection holds for a population of `servers`. */
+function collections(servers: number): Map<string, Collection> {
+  const configs = webhookConfigCount(servers)
+  const byKind: Record<string, Collection> = {
+    MCPServer: {
+      count: servers,
+      item: (i) => {
+        const r = i % configs
+        const ref = i % 7 === 0 && namespaceOf(r) === namespaceOf(i) ? `hooks-${r}` : undefined
+        const server = mcpServer(serverName(i), namespaceOf(i), i, {
+          uid: '',
+          generation: 1,
+          stdio: isStdio(i),
+          overrides: i % 4 === 0,
+          ...(ref === undefined ? {} : { ref }),
+        })
+        return asCreated(server, CREATED, true)
+      },
+    },
+    ConfigMap: {
+      count: servers,
+      item: (i) => {
+        const name = serverName(i)
+        const content = runConfigJson(name, i, isStdio(i))
+        return asCreated(runConfigMap(name, namespaceOf(i), content), CREATED, false)
+      },
+    },
+    MCPWebhookConfig: {
+      count: configs,
+      item: (c) =>
+        asCreated(webhookConfig(`hooks-${c}`, namespaceOf(c), 2 + (c % 4)), CREATED, true),
+    },
+  }
+  return new Map(
+    VIEW_RESOURCES.map((resource) => [
+      resourcePath(resource),
+      byKind[resource.kind] ?? { count: 0, item: () => ({}) },
+    ]),
+  )
+}
+
+/** Starts the stand-in on a free loopback port; `unknown` hears of any path it does not serve. */
+export async function startListServer(
+  servers: number,
+  unknown: (path: string) => void,
+): Promise<{
+  readonly url: string
+  readonly objects: number
+  /** Ends every open watch with 410 Gone; resolves once each collection is watched again. */
+  expireWatches(): Promise<void>
+  close(): void
+}> {
+  const served = collections(servers)
+  const watches = new Set<ServerResponse>()
+  let watchArrived = () => {}
+  /** Resolves once every collection has a watch open. */
+  const allWatched = () =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (watches.size >= served.size) resolve()
+        else watchArrived = check
+      }
+      check()
+    })
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://stand-in')
+    const collection = served.get(url.pathname)
+    if (!collection) {
+      unknown(`${request.method} ${url.pathname}`)
+      answer(response, 404, { kind: 'Status', apiVersion: 'v1', code: 404, reason: 'NotFound' })
+      return
+    }
+    // Held open without events, as a quiet cluster's watch is (bookmarks aside).
+    if (url.searchParams.get('watch') === 'true') {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      watches.add(response)
+      watchArrived()
+      return
+    }
+    const start = Number(url.searchParams.get('continue') ?? '0')
+    const limit = Number(url.searchParams.get('limit') ?? '500')
+    const end = Math.min(collection.count, start + limit)
+    const items: KubeObject[] = []
+    for (let i = start; i < end; i++) items.push(listItem(collection.item(i), i))
+    const metadata = {
+      resourceVersion: LIST_VERSION,
+      ...(end < collection.count ? { continue: String(end) } : {}),
+    }
+    answer(response, 200, { kind: 'List', apiVersion: 'v1', metadata, items })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  let objects = 0
+  for (const collection of served.values()) objects += collection.count
+  return {
+    url: `http://127.0.0.1:${port}`,
+    objects,
+    expireWatches: async () => {
+      await allWatched()
+      const gone = { kind: 'Status', apiVersion: 'v1', code: 410, message: 'too old' }
+      for (const watch of watches) watch.end(`${JSON.stringify({ type: 'ERROR', object: gone })}\n`)
+      watches.clear()
+      // A reflector watches again only once its relist is stored.
+      await allWatched()
+    },
+    close: () => {
+      server.closeAllConnections()
+      server.close()
+    },
+  }
+}
+
+/** As the API server lists it: no apiVersion or kind, a resourceVersion of its own. */
+function listItem(object: KubeObject, i: number): KubeObject {
+  const item: KubeObject = {
+    ...object,
+    metadata: { ...object.metadata, resourceVersion: String(1000 + i) },
+  }
+  delete item.apiVersion
+  delete item.kind
+  return item
+}
+
+function answer(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' })
+  response.end(JSON.stringify(body))
+}
