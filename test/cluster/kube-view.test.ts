@@ -5,12 +5,15 @@
 
 import { pino } from 'pino'
 import t from 'tap'
+import type { Test } from 'tap'
 import { KubeView } from '../../src/cluster/kube-view.ts'
 import { objectKey } from '../../src/cluster/memory-view.ts'
 import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
 import { trimForView } from '../../src/cluster/trim.ts'
+import type { ViewResource } from '../../src/cluster/resources.ts'
 import type { KubeObject } from '../../src/policy/kube.ts'
 import { startFakeKubeApi, statusObject } from '../helpers/fake-kube-api.ts'
+import type { FakeKubeApi } from '../helpers/fake-kube-api.ts'
 import { runConfigMap } from '../helpers/objects.ts'
 
 t.test('onSynced is called once, when every resource has been listed', async (t) => {
@@ -65,14 +68,7 @@ t.test('a list in several pages is cached trimmed: nothing the trim drops surviv
       const fake = await startFakeKubeApi(t)
       const objects = ['a', 'b', 'c', 'd', 'e'].map(build)
       fake.objects = objects
-      const view = new KubeView({
-        api: fake.api,
-        logger: pino({ level: 'silent' }),
-        resources: [resource],
-        reflector: { pageSize: 2, backoff: { initialMs: 1, maxMs: 5 } },
-      })
-      view.start()
-      t.teardown(() => view.stop())
+      const view = startPagedView(t, fake, resource)
       await fake.nextWatch()
 
       t.equal(view.keysOf(resource.kind).length, 5, 'every page is cached')
@@ -100,14 +96,7 @@ t.test('a relist drops what is gone and reports every change', async (t) => {
   })
   const fake = await startFakeKubeApi(t)
   fake.objects = [server('a', 'one'), server('b', 'one'), server('a', 'two')]
-  const view = new KubeView({
-    api: fake.api,
-    logger: pino({ level: 'silent' }),
-    resources: [resource],
-    reflector: { pageSize: 2, backoff: { initialMs: 1, maxMs: 5 } },
-  })
-  view.start()
-  t.teardown(() => view.stop())
+  const view = startPagedView(t, fake, resource)
   const keys = () =>
     view
       .keysOf('MCPServer')
@@ -125,3 +114,16 @@ t.test('a relist drops what is gone and reports every change', async (t) => {
   t.same(keys(), ['one/b', 'two/a', 'two/c'], 'one/a is gone, two/c is new')
   t.same(changed.sort(), ['one/a', 'one/b', 'two/a', 'two/c'], 'listed and dropped keys reported')
 })
+
+/** A started view of `resource` alone, listing in pages of two, stopped when `t` ends. */
+function startPagedView(t: Test, fake: FakeKubeApi, resource: ViewResource): KubeView {
+  const view = new KubeView({
+    api: fake.api,
+    logger: pino({ level: 'silent' }),
+    resources: [resource],
+    reflector: { pageSize: 2, backoff: { initialMs: 1, maxMs: 5 } },
+  })
+  view.start()
+  t.teardown(() => view.stop())
+  return view
+}

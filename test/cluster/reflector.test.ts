@@ -131,11 +131,7 @@ t.test(
     fake.objects = names.map((name) => server(name))
     fake.resourceVersion = '42'
     const store = new NamedStore()
-    const reflector = new Reflector(fake.api, SERVERS, store, pino({ level: 'silent' }), {
-      pageSize: 2,
-      backoff: { initialMs: 1, maxMs: 5 },
-    })
-    reflector.start()
+    const reflector = startPagedReflector(fake, store)
     t.teardown(() => reflector.stop())
 
     await until(() => lists(fake).length === 3, 'the last page requested')
@@ -264,11 +260,7 @@ t.test('stop() ends a list whose page never comes, and stores nothing', async (t
   const fake = await startFakeKubeApiHolding(t, 'offset-2', new Promise<void>(() => {}))
   fake.objects = ['a', 'b', 'c'].map((name) => server(name))
   const store = new NamedStore()
-  const reflector = new Reflector(fake.api, SERVERS, store, pino({ level: 'silent' }), {
-    pageSize: 2,
-    backoff: { initialMs: 1, maxMs: 5 },
-  })
-  reflector.start()
+  const reflector = startPagedReflector(fake, store)
   await until(() => lists(fake).length === 2, 'the second page requested')
   // Within the until() limit, far below KubeApi's 5 s request timeout.
   await until(
@@ -312,11 +304,7 @@ t.test('each page is kept as it arrives, and its untrimmed objects are garbage t
   const fake = await startFakeKubeApiHolding(t, 'offset-4', lastPageHeld)
   fake.objects = ['a', 'b', 'c', 'd', 'e'].map((name) => listedServer(name))
   const store = new NamedStore()
-  const reflector = new Reflector(fake.api, SERVERS, store, pino({ level: 'silent' }), {
-    pageSize: 2,
-    backoff: { initialMs: 1, maxMs: 5 },
-  })
-  reflector.start()
+  const reflector = startPagedReflector(fake, store)
   t.teardown(() => reflector.stop())
 
   await until(() => lists(fake).length === 3, 'the last page requested')
@@ -396,3 +384,13 @@ t.test('a relist that fails on page 2 leaves the old store whole', async (t) => 
   t.equal(store.objects.get('b')?.metadata?.resourceVersion, '15')
   t.equal(second.query.resourceVersion, '20', 'the watch resumes from the list that succeeded')
 })
+
+/** A started reflector of MCPServers into `store`, listing in pages of two. */
+function startPagedReflector(fake: FakeKubeApi, store: ReflectorStore): Reflector {
+  const reflector = new Reflector(fake.api, SERVERS, store, pino({ level: 'silent' }), {
+    pageSize: 2,
+    backoff: { initialMs: 1, maxMs: 5 },
+  })
+  reflector.start()
+  return reflector
+}
