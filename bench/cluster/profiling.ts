@@ -7,6 +7,7 @@
 
 import { mkdir, copyFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { PodServiceAccount } from '../../test/e2e/harness/admission.ts'
 import type { ControlPlane } from '../../test/e2e/harness/control-plane.ts'
 import { summariseProfile } from '../profile.ts'
 import type { ProfileSummary } from '../profile.ts'
@@ -33,14 +34,14 @@ export interface Profiles {
 
 export async function profileLargest(
   plane: ControlPlane,
-  kubeconfig: string,
+  account: PodServiceAccount,
   servers: number,
   base: Omit<Context, 'admission'>,
   burst: { readonly indices: readonly number[]; readonly revision: number },
   dir: string,
   saveTo: string,
 ): Promise<Profiles | undefined> {
-  const service = await startService(plane, kubeconfig, CLUSTER_CONFIG.readyLimitMs, [
+  const service = await startService(plane, account, CLUSTER_CONFIG.readyLimitMs, [
     '--cpu-prof',
     `--cpu-prof-dir=${dir}`,
     '--inspect=127.0.0.1:0',

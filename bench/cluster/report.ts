@@ -162,6 +162,15 @@ export function checkGoals(
   const checks: GoalCheck[] = []
   const at = (goal: string, measured: number, limit: number, unit: string) =>
     checks.push({ goal, measured, limit, unit, holds: measured <= limit })
+  for (const cell of latency.filter((c) => c.writers === 1)) {
+    at(
+      `${cell.operation} @1: mcp-admission CPU per write`,
+      cell.admissionCpuMs,
+      GOALS.cpuMsPerWriteAt1,
+      'ms',
+    )
+    at(`${cell.operation} @1: added p50`, cell.addedP50, GOALS.addedP50MsAt1, 'ms')
+  }
   for (const cell of latency.filter((c) => c.writers === 32)) {
     at(
       `${cell.operation} @32: added p50 ÷ p50 without`,
@@ -185,8 +194,15 @@ export function checkGoals(
     )
   for (const view of views) {
     const rss = GOALS.rssMiB[view.servers]
-    if (rss !== undefined)
+    if (rss !== undefined) {
       at(`RSS at ready, ${count(view.servers)} servers`, view.rssAtReadyMiB, rss, 'MiB')
+      at(
+        `start-up peak ÷ RSS at ready, ${count(view.servers)} servers`,
+        view.startPeakMiB / view.rssAtReadyMiB,
+        GOALS.startPeakRatio,
+        '×',
+      )
+    }
     const ready = GOALS.readySeconds[view.servers]
     if (ready !== undefined)
       at(`start → ready, ${count(view.servers)} servers`, view.readyMs / 1000, ready, 's')
@@ -293,7 +309,7 @@ function profileLines(title: string, summary: ProfileSummary): string[] {
 export function formatReport(input: ReportInput): string {
   const out: string[] = [...input.header, '']
   out.push(
-    'Goals (issue 19)',
+    'Goals (issues 19 and 27)',
     table(
       ['goal', 'measured', 'limit', 'result'],
       input.goals.map((g) => [

@@ -16,9 +16,10 @@ import { ensureBinaries } from '../../test/e2e/control-plane/binaries.ts'
 import {
   installCrds,
   installIdentity,
+  podServiceAccount,
   renderManifests,
-  serviceAccountKubeconfig,
 } from '../../test/e2e/harness/admission.ts'
+import type { PodServiceAccount } from '../../test/e2e/harness/admission.ts'
 import { startControlPlane } from '../../test/e2e/harness/control-plane.ts'
 import { kubectlFor } from '../../test/e2e/harness/kubectl.ts'
 import { apiClient, must } from './client.ts'
@@ -70,10 +71,10 @@ function build(): void {
 /** Starts the service; also the API server's and its own CPU to ready. */
 async function started(
   plane: Parameters<typeof startService>[0],
-  kubeconfig: string,
+  account: PodServiceAccount,
 ): Promise<{ service: StartedService; cpu: CpuUse }> {
   const meter = startMeter()
-  const service = await startService(plane, kubeconfig, config.readyLimitMs)
+  const service = await startService(plane, account, config.readyLimitMs)
   return { service, cpu: meter() }
 }
 
@@ -94,7 +95,8 @@ async function main(): Promise<void> {
     const manifests = await renderManifests(kubectl)
     await installCrds(kubectl)
     await installIdentity(kubectl, manifests)
-    const serviceKubeconfig = await serviceAccountKubeconfig(kubectl, plane)
+    // As the chart's pod reads the cluster: in-cluster config from the service account's files.
+    const serviceAccount = await podServiceAccount(kubectl, plane, join(tmp, 'serviceaccount'))
     const kubeVersion = (
       JSON.parse(must(await api.send('GET', '/version'), 'version').body) as { gitVersion: string }
     ).gitVersion
@@ -145,7 +147,7 @@ async function main(): Promise<void> {
       stored = servers
 
       progress(`starting mcp-admission with ${servers.toLocaleString('en')} servers stored`)
-      const { service, cpu } = await started(plane, serviceKubeconfig)
+      const { service, cpu } = await started(plane, serviceAccount)
       progress(
         `  ready in ${(service.readyMs / 1000).toFixed(2)} s, RSS ${service.rssAtReadyMiB.toFixed(0)} MiB`,
       )
@@ -218,7 +220,7 @@ async function main(): Promise<void> {
       )
       profiles = await profileLargest(
         plane,
-        serviceKubeconfig,
+        serviceAccount,
         servers,
         { api, kubectl, manifests, deployments, uids, progress },
         { indices: burstIndices, revision: revision++ },

@@ -1,7 +1,8 @@
 /**
- * mcp-admission as it ships, run through the e2e harness (`node dist/main.js serve` with the
- * service account's kubeconfig, so its view is read through the API server), with the Node flags
- * of the image's entrypoint; when it became ready, its memory then and under load; and the
+ * mcp-admission as it ships, run through the e2e harness (`node dist/main.js serve` as the chart's
+ * pod runs it: in-cluster config from its service account's token and CA mounted at the kubelet's
+ * path, so its view is read through the API server without `@kubernetes/client-node`), with the
+ * Node flags of the image's entrypoint; when it became ready, its memory then and under load; and the
  * webhook configurations switched on and off in front of it.
  */
 
@@ -16,7 +17,11 @@ import {
   registerWebhooks,
   startAdmission,
 } from '../../test/e2e/harness/admission.ts'
-import type { RunningAdmission, renderManifests } from '../../test/e2e/harness/admission.ts'
+import type {
+  PodServiceAccount,
+  RunningAdmission,
+  renderManifests,
+} from '../../test/e2e/harness/admission.ts'
 import type { ControlPlane } from '../../test/e2e/harness/control-plane.ts'
 import { waitUntilWebhooksAreCalled } from '../../test/e2e/harness/environment.ts'
 import { mustKubectl } from '../../test/e2e/harness/kubectl.ts'
@@ -70,7 +75,7 @@ export interface StartedService {
  */
 export async function startService(
   plane: ControlPlane,
-  kubeconfig: string,
+  account: PodServiceAccount,
   readyLimitMs: number,
   nodeFlags: readonly string[] = [],
   args: readonly string[] = [],
@@ -82,7 +87,7 @@ export async function startService(
   try {
     // Info, as shipped (the e2e harness asks for debug).
     const serveArgs = ['--log-level=info', ...args]
-    admission = await startAdmission(plane, kubeconfig, serveArgs, {
+    admission = await startAdmission(plane, account, serveArgs, {
       waitUntilReady: false,
     })
   } finally {

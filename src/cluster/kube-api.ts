@@ -284,9 +284,10 @@ function newAgent(protocol: string, tls: https.RequestOptions): http.Agent {
 }
 
 async function readBody(response: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of response) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
+  response.setEncoding('utf8')
+  let body = ''
+  for await (const chunk of response) body += chunk as string
+  return body
 }
 
 function apiError(path: string, status: number, body: string): KubeApiError {

@@ -65,3 +65,26 @@ t.test('a signal ends a read or a write that gets no answer', async (t) => {
   await t.rejects(write, { message: 'PUT /api/v1/y: leadership lost', status: 0 })
   t.same(held, ['GET /api/v1/x', 'PUT /api/v1/y'], 'both requests reached the server')
 })
+
+t.test('a body read in pieces keeps a character split between them', async (t) => {
+  // Bodies are decoded as they arrive (one string, no Buffer of the whole page), so a multi-byte
+  // character whose bytes straddle two chunks must still come out whole.
+  const text = JSON.stringify({ data: { 'runconfig.json': 'café ☕ 𝄞' } })
+  const bytes = Buffer.from(text)
+  const splits = [text.indexOf('é'), text.indexOf('☕'), text.indexOf('𝄞')].map(
+    (index) => Buffer.byteLength(text.slice(0, index)) + 1,
+  )
+  const api = await apiFor(t, (_request, response) => {
+    response.setHeader('content-type', 'application/json')
+    let from = 0
+    const next = (index: number) => {
+      const to = splits[index] ?? bytes.length
+      response.write(bytes.subarray(from, to))
+      from = to
+      if (to === bytes.length) response.end()
+      else setTimeout(() => next(index + 1), 5)
+    }
+    next(0)
+  })
+  t.same(await api.get('/api/v1/x'), JSON.parse(text))
+})

@@ -9,6 +9,7 @@ import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseAllDocuments } from 'yaml'
 import { createDevCertificates, writeDevCertificates } from '../../../src/http/dev-certs.ts'
+import { SERVICE_ACCOUNT_MOUNT, mountCommands, quote } from './chart-pod.ts'
 import type { ControlPlane } from './control-plane.ts'
 import { freePort } from '../../helpers/ports.ts'
 import { mustKubectl } from './kubectl.ts'
@@ -139,6 +140,72 @@ export async function serviceAccountKubeconfig(
   return file
 }
 
+/**
+ * A pod's service-account volume (`token`, `ca.crt`) in a host directory: the service started with
+ * it reads the cluster the way it does in a pod (in-cluster config), not through a kubeconfig.
+ */
+export interface PodServiceAccount {
+  readonly serviceAccountDir: string
+}
+
+/** The files the kubelet projects for `account` (mcp-admission's unless named), in `dir`. */
+export async function podServiceAccount(
+  kubectl: Kubectl,
+  plane: ControlPlane,
+  dir: string,
+  account: { readonly namespace: string; readonly name: string } = {
+    namespace: SERVICE_NAMESPACE,
+    name: SERVICE_ACCOUNT,
+  },
+): Promise<PodServiceAccount> {
+  const token = await mustKubectl(kubectl, [
+    'create',
+    'token',
+    account.name,
+    '-n',
+    account.namespace,
+    '--duration=2h',
+  ])
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'token'), token.trim(), { mode: 0o600 })
+  await writeFile(join(dir, 'ca.crt'), plane.pki.caPem)
+  return { serviceAccountDir: dir }
+}
+
+/**
+ * `argv` as a pod would run it against `plane`: in a private mount namespace (`unshare`, as root)
+ * with the service account's files bind-mounted at the kubelet's path, and the API server named
+ * by KUBERNETES_SERVICE_HOST/PORT. One process: unshare execs sh, which execs argv.
+ */
+async function asPod(
+  plane: ControlPlane,
+  account: PodServiceAccount,
+  workDir: string,
+  argv: readonly string[],
+): Promise<{ command: string; args: string[]; env: NodeJS.ProcessEnv }> {
+  await mkdir(workDir, { recursive: true })
+  const mounts = [
+    { mountPath: SERVICE_ACCOUNT_MOUNT, readOnly: true, source: account.serviceAccountDir },
+  ]
+  const script = [
+    'set -eu',
+    ...(await mountCommands(mounts, workDir)),
+    `exec ${argv.map(quote).join(' ')}`,
+  ].join('\n')
+  const server = new URL(plane.server)
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    KUBERNETES_SERVICE_HOST: server.hostname,
+    KUBERNETES_SERVICE_PORT: server.port || '443',
+  }
+  delete env['KUBECONFIG']
+  return {
+    command: 'unshare',
+    args: ['--mount', '--propagation', 'private', '--', 'sh', '-c', script],
+    env,
+  }
+}
+
 export interface RunningAdmission {
   readonly process: Managed
   readonly admissionUrl: string
@@ -152,10 +219,13 @@ export interface RunningAdmission {
   stop(): Promise<void>
 }
 
-/** Starts `node dist/main.js serve` against the cluster and waits for it to be ready. */
+/**
+ * Starts `node dist/main.js serve` against the cluster and waits for it to be ready. `credentials`
+ * is a kubeconfig file, or a pod's service account (in-cluster config, as the chart runs it).
+ */
 export async function startAdmission(
   plane: ControlPlane,
-  kubeconfig: string,
+  credentials: string | PodServiceAccount,
   extraArgs: readonly string[] = [],
   options: {
     readonly waitUntilReady?: boolean
@@ -181,24 +251,34 @@ export async function startAdmission(
     caPem = await readFile(join(certDir, 'ca.crt'), 'utf8')
   }
   const [port, probePort] = [options.port ?? (await freePort()), await freePort()]
-  const proc = startProcess(
-    'mcp-admission',
+  const argv = [
     process.execPath,
-    [
-      join(REPO, 'dist/main.js'),
-      'serve',
-      `--kubeconfig=${kubeconfig}`,
-      `--cert-dir=${certDir}`,
-      '--host=127.0.0.1',
-      `--port=${port}`,
-      '--probe-host=127.0.0.1',
-      `--probe-port=${probePort}`,
-      '--shutdown-delay=0s',
-      '--log-level=debug',
-      ...extraArgs,
-    ],
-    { logFile: join(instance, 'mcp-admission.log'), env: { ...process.env, KUBECONFIG: '' } },
-  )
+    join(REPO, 'dist/main.js'),
+    'serve',
+    ...(typeof credentials === 'string' ? [`--kubeconfig=${credentials}`] : []),
+    `--cert-dir=${certDir}`,
+    '--host=127.0.0.1',
+    `--port=${port}`,
+    '--probe-host=127.0.0.1',
+    `--probe-port=${probePort}`,
+    '--shutdown-delay=0s',
+    '--log-level=debug',
+    ...extraArgs,
+  ]
+  const logFile = join(instance, 'mcp-admission.log')
+  const proc =
+    typeof credentials === 'string'
+      ? startProcess('mcp-admission', argv[0]!, argv.slice(1), {
+          logFile,
+          env: { ...process.env, KUBECONFIG: '' },
+        })
+      : await asPod(plane, credentials, join(instance, 'pod'), argv).then((pod) =>
+          startProcess('mcp-admission', pod.command, pod.args, {
+            logFile,
+            env: pod.env,
+            cwd: REPO,
+          }),
+        )
   const probeUrl = `http://127.0.0.1:${probePort}`
   const probe = async (path: string) => {
     const response = await fetch(`${probeUrl}${path}`)

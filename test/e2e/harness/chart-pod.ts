@@ -234,7 +234,7 @@ export async function startChartPod(options: ChartPodOptions): Promise<ChartPod>
  * tmpfs is mounted aside, filled with the mount points and bind mounts, made read-only like the
  * rest of the root, then moved into place. Host directories are never created.
  */
-async function mountCommands(
+export async function mountCommands(
   mounts: readonly { mountPath: string; readOnly: boolean; source: string }[],
   workDir: string,
 ): Promise<string[]> {
@@ -292,6 +292,7 @@ async function isDirectory(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false
 }
 
-function quote(value: string): string {
+/** `value` as one single-quoted word of a POSIX shell. */
+export function quote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`
 }
