@@ -1,6 +1,6 @@
 /**
- * A stand-in API server for bench/view-peak.ts: plain HTTP on loopback, serving the
- * bench:cluster population (MCPServers, their RunConfig ConfigMaps, MCPWebhookConfigs) as list
+ * A stand-in API server for bench/view-peak.ts: plain HTTP on loopback, serving what the view
+ * lists of the bench:cluster population (MCPServers and MCPWebhookConfigs) as list
  * pages shaped like kube-apiserver's (managedFields, uid, creationTimestamp, resourceVersion; no
  * apiVersion or kind on items), and holding every watch open without events until told to
  * expire them (410 Gone, after which a reflector lists everything again). Each page is built
@@ -14,13 +14,7 @@ import { VIEW_RESOURCES, resourcePath } from '../src/cluster/resources.ts'
 import type { KubeObject } from '../src/policy/kube.ts'
 import { asCreated } from './cluster/etcd.ts'
 import { isStdio, namespaceOf, serverName } from './cluster/population.ts'
-import {
-  mcpServer,
-  runConfigJson,
-  runConfigMap,
-  webhookConfig,
-  webhookConfigCount,
-} from './population.ts'
+import { mcpServer, webhookConfig, webhookConfigCount } from './population.ts'
 
 const CREATED = '2026-01-01T00:00:00Z'
 /** The list's resourceVersion; every object's is below it. */
@@ -48,14 +42,6 @@ function collections(servers: number): Map<string, Collection> {
           ...(ref === undefined ? {} : { ref }),
         })
         return asCreated(server, CREATED, true)
-      },
-    },
-    ConfigMap: {
-      count: servers,
-      item: (i) => {
-        const name = serverName(i)
-        const content = runConfigJson(name, i, isStdio(i))
-        return asCreated(runConfigMap(name, namespaceOf(i), content), CREATED, false)
       },
     },
     MCPWebhookConfig: {

@@ -1,7 +1,7 @@
 /**
- * The ClusterView of a real cluster: reflectors keep trimmed copies of the ToolHive objects and
- * RunConfig ConfigMaps in memory; a cache miss, or a read that must be current (DESIGN §4.2),
- * goes to the API server.
+ * The ClusterView of a real cluster: reflectors keep trimmed copies of the ToolHive objects in
+ * memory; a cache miss, a read that must be current (DESIGN §4.2), and every ConfigMap or
+ * Deployment (never cached) go to the API server.
  */
 
 import type { Logger } from 'pino'

@@ -164,11 +164,7 @@ export class Reflector {
     // stop() ends a list under way too: a stalled page must not hold shutdown.
     const page = await this.#api.get(
       resourcePath(this.#resource),
-      {
-        labelSelector: this.#resource.labelSelector,
-        limit: this.#options.pageSize,
-        continue: continueToken,
-      },
+      { limit: this.#options.pageSize, continue: continueToken },
       this.#abort.signal,
     )
     if (!page)
@@ -186,7 +182,6 @@ export class Reflector {
     await this.#api.watch(
       resourcePath(this.#resource),
       {
-        labelSelector: this.#resource.labelSelector,
         resourceVersion: this.#resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds: this.#options.watchSeconds,

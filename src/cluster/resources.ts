@@ -1,7 +1,6 @@
-/** The API resources the cluster view caches: where each lives and which of its objects matter. */
+/** The API resources the cluster view caches or reads live, and where each lives. */
 
 import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
-import { RUNCONFIG_COMPONENT_LABEL, RUNCONFIG_COMPONENTS } from '../policy/names.ts'
 import type { ViewKind } from './view.ts'
 
 export interface ViewResource {
@@ -11,31 +10,21 @@ export interface ViewResource {
   readonly version: string
   readonly plural: string
   readonly namespaced: boolean
-  /** Narrows the list and watch to the objects policies read. */
-  readonly labelSelector?: string
 }
 
-/** Every ToolHive kind of the table (`policy/kinds.ts`), and RunConfig ConfigMaps by their label. */
-export const VIEW_RESOURCES: readonly ViewResource[] = [
-  ...TOOLHIVE_KIND_TABLE.map(({ kind, group, version, plural, namespaced }) => ({
-    kind,
-    group,
-    version,
-    plural,
-    namespaced,
-  })),
-  {
-    kind: 'ConfigMap',
-    group: '',
-    version: 'v1',
-    plural: 'configmaps',
-    namespaced: true,
-    labelSelector: `${RUNCONFIG_COMPONENT_LABEL} in (${RUNCONFIG_COMPONENTS.join(',')})`,
-  },
-]
+/** Every ToolHive kind of the table (`policy/kinds.ts`): listed and watched into the cache. */
+export const VIEW_RESOURCES: readonly ViewResource[] = TOOLHIVE_KIND_TABLE.map(
+  ({ kind, group, version, plural, namespaced }) => ({ kind, group, version, plural, namespaced }),
+)
 
-/** Read live only, never watched: the view needs one Deployment now and then, not all of them. */
+/**
+ * Read live only, never watched. A proxy Deployment's review reads its RunConfig ConfigMap live
+ * (DESIGN §4.2) and no other rule reads one, so caching every RunConfig ConfigMap would double
+ * the view's memory and start-up list for nothing, and need list/watch on every ConfigMap in
+ * the cluster (RBAC cannot narrow by label) where `get` is enough. Deployments: one now and then.
+ */
 export const LIVE_ONLY_RESOURCES: readonly ViewResource[] = [
+  { kind: 'ConfigMap', group: '', version: 'v1', plural: 'configmaps', namespaced: true },
   { kind: 'Deployment', group: 'apps', version: 'v1', plural: 'deployments', namespaced: true },
 ]
 

@@ -8,8 +8,8 @@ import type { KubeObject } from '../policy/kube.ts'
 import type { ToolHiveKind } from '../policy/kinds.ts'
 
 /**
- * The kinds a view can be asked for. Only RunConfig ConfigMaps are cached; Deployments are never
- * cached, only read live (a `deployments/scale` review names the Deployment but does not carry it).
+ * The kinds a view can be asked for. A cluster's view caches only the ToolHive kinds: RunConfig
+ * ConfigMaps and Deployments are read live (a file view holds all of them).
  */
 export type ViewKind = ToolHiveKind | 'ConfigMap' | 'Deployment'
 

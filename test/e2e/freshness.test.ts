@@ -76,16 +76,14 @@ t.test(
     const server = await create(
       inNamespace(workload('MCPServer', 'demo', { spec: { transport: 'sse' } }) as Any, ns),
     )
-    const map = await create(
-      inNamespace(runConfigFor('MCPServer', 'demo', '{"version":1}') as Any, ns),
-    )
+    await create(inNamespace(runConfigFor('MCPServer', 'demo', '{"version":1}') as Any, ns))
     const deployment = proxyDeployment('MCPServer', 'demo', { uid: server['metadata'].uid }) as Any
     const first = await create(inNamespace(deployment, ns))
     const stale = first['spec'].template.metadata.annotations as Record<string, string>
     t.equal(stale[GENERATION], '1')
-    // The service's cache holds both as they are now, so it agrees with what the Deployment carries.
+    // The service's cache holds the owner as it is now, so it agrees with what the Deployment
+    // carries. RunConfig ConfigMaps are never cached: only a live read can give the new checksum.
     await proxy.forwarded(`"resourceVersion":"${server['metadata'].resourceVersion}"`)
-    await proxy.forwarded(`"resourceVersion":"${map['metadata'].resourceVersion}"`)
 
     proxy.hold()
     try {
