@@ -1,5 +1,5 @@
 /**
- * A stand-in API server for bench/view-peak.ts: plain HTTP on loopback, serving what the view
+ * A stand-in API server for bench/view-peak.ts: HTTPS on loopback, serving what the view
  * lists of the bench:cluster population (MCPServers and MCPWebhookConfigs) as list
  * pages shaped like kube-apiserver's (managedFields, uid, creationTimestamp, resourceVersion; no
  * apiVersion or kind on items), and holding every watch open without events until told to
@@ -8,8 +8,9 @@
  * its memory does not compete with the measured process.
  */
 
-import { createServer } from 'node:http'
-import type { Server, ServerResponse } from 'node:http'
+import type { ServerResponse } from 'node:http'
+import { createServer } from 'node:https'
+import type { Server } from 'node:https'
 import { VIEW_RESOURCES, resourcePath } from '../src/cluster/resources.ts'
 import type { KubeObject } from '../src/policy/kube.ts'
 import { asCreated } from './cluster/etcd.ts'
@@ -58,9 +59,13 @@ function collections(servers: number): Map<string, Collection> {
   )
 }
 
-/** Starts the stand-in on a free loopback port; `unknown` hears of any path it does not serve. */
+/**
+ * Starts the stand-in on a free loopback port with the serving pair `tls` (a pod trusts its CA);
+ * `unknown` hears of any path it does not serve. Credentials are not checked.
+ */
 export async function startListServer(
   servers: number,
+  tls: { readonly key: string; readonly cert: string },
   unknown: (path: string) => void,
 ): Promise<{
   readonly url: string
@@ -81,7 +86,7 @@ export async function startListServer(
       }
       check()
     })
-  const server: Server = createServer((request, response) => {
+  const server: Server = createServer(tls, (request, response) => {
     const url = new URL(request.url ?? '/', 'http://stand-in')
     const collection = served.get(url.pathname)
     if (!collection) {
@@ -112,7 +117,7 @@ export async function startListServer(
   let objects = 0
   for (const collection of served.values()) objects += collection.count
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `https://127.0.0.1:${port}`,
     objects,
     expireWatches: async () => {
       await allWatched()

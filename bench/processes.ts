@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { LoadJob, LoadResult } from './load.ts'
 import { childrenOf } from './proc.ts'
+import { SERVICE_ACCOUNT_MOUNT, mountCommands, quote } from '../test/e2e/harness/chart-pod.ts'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const BENCH = new URL('.', import.meta.url).pathname
@@ -67,8 +68,19 @@ export interface ProductOptions {
   readonly certDir: string
   /** Extra Node flags, e.g. `--cpu-prof`. */
   readonly nodeFlags?: readonly string[]
-  /** Extra `serve` arguments, e.g. `--kubeconfig` (bench/view-peak.ts). */
+  /** Extra `serve` arguments, e.g. `--no-reconciler` (bench/view-peak.ts). */
   readonly args?: readonly string[]
+  /**
+   * Run as the chart's pod reads the cluster: in-cluster config, with the service account's
+   * `token` and `ca.crt` from `serviceAccountDir` bind-mounted at the kubelet's path in a private
+   * mount namespace (`unshare`, root only; `workDir` holds its mount points), and `server` (an
+   * https URL) as KUBERNETES_SERVICE_HOST/PORT.
+   */
+  readonly pod?: {
+    readonly serviceAccountDir: string
+    readonly server: string
+    readonly workDir: string
+  }
 }
 
 /** The Node flags of `npm start` (and the image's entrypoint): the server runs as it ships. */
@@ -90,22 +102,23 @@ export async function startProduct(options: ProductOptions): Promise<ServerProce
     ...['--shutdown-delay', '0s'],
     ...(options.args ?? []),
   ]
+  const argv = [
+    process.execPath,
+    ...shippedNodeFlags(),
+    ...(options.nodeFlags ?? []),
+    join(ROOT, 'dist/main.js'),
+    'serve',
+    ...args,
+  ]
+  const { command, env } = options.pod
+    ? await asPod(options.pod, argv)
+    : { command: argv, env: withoutCluster(process.env) }
   const started = performance.now()
-  const child = spawn(
-    'timeout',
-    [
-      '-k',
-      '10',
-      String(LIFETIME_S),
-      process.execPath,
-      ...shippedNodeFlags(),
-      ...(options.nodeFlags ?? []),
-      join(ROOT, 'dist/main.js'),
-      'serve',
-      ...args,
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: withoutCluster(process.env) },
-  )
+  const child = spawn('timeout', ['-k', '10', String(LIFETIME_S), ...command], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  })
   running.add(child)
   let output = ''
   const keep = (chunk: Buffer): void => {
@@ -149,6 +162,30 @@ export async function startProduct(options: ProductOptions): Promise<ServerProce
 }
 
 /** No kubeconfig: `serve` uses the in-memory view and development certificates. */
+/** `argv` in its own mount namespace with the pod's service account (one process: sh execs it). */
+async function asPod(
+  pod: NonNullable<ProductOptions['pod']>,
+  argv: readonly string[],
+): Promise<{ command: string[]; env: NodeJS.ProcessEnv }> {
+  const mounts = [
+    { mountPath: SERVICE_ACCOUNT_MOUNT, readOnly: true, source: pod.serviceAccountDir },
+  ]
+  const script = [
+    'set -eu',
+    ...(await mountCommands(mounts, pod.workDir)),
+    `exec ${argv.map(quote).join(' ')}`,
+  ].join('\n')
+  const server = new URL(pod.server)
+  return {
+    command: ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', script],
+    env: {
+      ...withoutCluster(process.env),
+      KUBERNETES_SERVICE_HOST: server.hostname,
+      KUBERNETES_SERVICE_PORT: server.port,
+    },
+  }
+}
+
 function withoutCluster(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const copy = { ...env }
   delete copy.KUBECONFIG

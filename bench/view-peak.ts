@@ -3,14 +3,15 @@
  * reading its view from a cluster, against its RSS at ready. The cluster is a stand-in
  * (list-server.ts) serving the bench:cluster population in 500-object pages, so a size takes
  * seconds to a minute where bench:cluster takes ten; bench:cluster remains the figure of record.
- * The server runs as it ships (dist/, the Node flags of `npm start`), without the reconciler.
+ * The server runs as it ships (dist/, the Node flags of `npm start`), without the reconciler, and
+ * reads the stand-in as a pod does (in-cluster config; root, for the mount namespace).
  * Peak is VmHWM and RSS is VmRSS from /proc/<pid>/status, read at the first /readyz 200. Then
  * every watch is expired (410 Gone) and the relist's peak is VmRSS sampled every 20 ms until each
  * collection is watched again: a relist holds the old view and the new list's kept objects at once.
  */
 
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,18 +24,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const MiB = 2 ** 20
 const sizes = process.argv.slice(2).map(Number)
 if (sizes.length === 0) sizes.push(10_000, 100_000)
-
-function kubeconfig(server: string): string {
-  // client-node accepts a plain-http server only with TLS verification off.
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'u', user: { token: 'bench' } }],
-    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
-    'current-context': 'x',
-  })
-}
 
 async function heapUsedMiB(probePort: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${probePort}/metrics`)).text()
@@ -51,18 +40,24 @@ const tmp = await mkdtemp(join(tmpdir(), 'mcp-admission-view-peak-'))
 try {
   const certDir = join(tmp, 'certs')
   await ensureDevCertificates(certDir)
+  // The stand-in serves with the development pair; the pod's service account trusts its CA.
+  const read = (file: string) => readFile(join(certDir, file), 'utf8')
+  const tls = { key: await read('tls.key'), cert: await read('tls.crt') }
+  const serviceAccountDir = join(tmp, 'serviceaccount')
+  await mkdir(serviceAccountDir)
+  await writeFile(join(serviceAccountDir, 'token'), 'bench')
+  await writeFile(join(serviceAccountDir, 'ca.crt'), await read('ca.crt'))
   const rows = [
     'servers  objects  ready s  peak MiB  RSS at ready MiB  heap used MiB  relist peak MiB  RSS after MiB',
   ]
   for (const servers of sizes) {
     const unknown = new Set<string>()
-    const cluster = await startListServer(servers, (path) => unknown.add(path))
-    const config = join(tmp, `kubeconfig-${servers}.json`)
-    await writeFile(config, kubeconfig(cluster.url))
+    const cluster = await startListServer(servers, tls, (path) => unknown.add(path))
     try {
       const product = await startProduct({
         certDir,
-        args: ['--kubeconfig', config, '--no-reconciler'],
+        args: ['--no-reconciler'],
+        pod: { serviceAccountDir, server: cluster.url, workDir: join(tmp, 'pod') },
       })
       const { rss, peak } = memory(product.pid)
       const heap = await heapUsedMiB(product.probePort!)
