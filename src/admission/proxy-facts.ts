@@ -12,10 +12,8 @@ import { runConfigMapName } from '../policy/names.ts'
 import type { ProxyDeploymentFacts } from '../policy/proxy-deployment.ts'
 import { isSameOwner, isStdioServer, proxyOwnerOf } from '../policy/proxy-owner.ts'
 import type { ScaleFacts } from '../policy/stdio-scale.ts'
+import { withDeadline } from './deadline.ts'
 import type { AdmissionRequest } from './review.ts'
-
-/** How long the live reads of one admission request may take: well inside the webhook's 5 s. */
-export const LIVE_READ_DEADLINE_MS = 2_000
 
 /** Owner, RunConfig ConfigMap and stored Deployment for a proxy Deployment CREATE/UPDATE. */
 export async function gatherProxyDeploymentFacts(
@@ -27,14 +25,15 @@ export async function gatherProxyDeploymentFacts(
   const namespace = request.namespace ?? ''
   if (!deployment || !reference)
     return { owner: undefined, runConfigMap: undefined, stored: undefined }
-  const live = { live: true, signal: AbortSignal.timeout(LIVE_READ_DEADLINE_MS) }
-  const [owner, runConfigMap] = await Promise.all([
-    view.get({ kind: reference.kind, namespace, name: reference.name }, live),
-    view.get(
-      { kind: 'ConfigMap', namespace, name: runConfigMapName(reference.kind, reference.name) },
-      live,
-    ),
-  ])
+  const [owner, runConfigMap] = await withDeadline((signal) =>
+    Promise.all([
+      view.get({ kind: reference.kind, namespace, name: reference.name }, { live: true, signal }),
+      view.get(
+        { kind: 'ConfigMap', namespace, name: runConfigMapName(reference.kind, reference.name) },
+        { live: true, signal },
+      ),
+    ]),
+  )
   return { owner, runConfigMap, stored: request.oldObject ?? undefined }
 }
 
@@ -59,13 +58,15 @@ export async function gatherScaleFacts(
     const server = await view.get({ kind: 'MCPServer', namespace, name }, { cacheOnly: true })
     if (!server || !isStdioServer(server)) return NOTHING_TO_CAP
   }
-  const live = { live: true, signal: AbortSignal.timeout(LIVE_READ_DEADLINE_MS) }
-  const deployment = await view.get({ kind: 'Deployment', namespace, name }, live)
-  const reference = proxyOwnerOf(deployment)
-  if (!reference) return { deployment, owner: undefined }
-  const key = { kind: reference.kind, namespace, name: reference.name }
-  // A cache miss is read live too: the deadline goes with it.
-  const cached = await view.get(key, { signal: live.signal })
-  const owner = cached && isSameOwner(reference, cached) ? cached : await view.get(key, live)
-  return { deployment, owner }
+  return withDeadline(async (signal) => {
+    const live = { live: true, signal }
+    const deployment = await view.get({ kind: 'Deployment', namespace, name }, live)
+    const reference = proxyOwnerOf(deployment)
+    if (!reference) return { deployment, owner: undefined }
+    const key = { kind: reference.kind, namespace, name: reference.name }
+    // A cache miss is read live too: the deadline goes with it.
+    const cached = await view.get(key, { signal })
+    const owner = cached && isSameOwner(reference, cached) ? cached : await view.get(key, live)
+    return { deployment, owner }
+  })
 }

@@ -3,7 +3,7 @@
 import type { ClusterView } from '../cluster/view.ts'
 import { isRecord } from '../policy/kube.ts'
 import type { WorkloadFacts } from '../policy/workload-validation.ts'
-import { LIVE_READ_DEADLINE_MS } from './proxy-facts.ts'
+import { withDeadline } from './deadline.ts'
 import type { AdmissionRequest } from './review.ts'
 
 /** Whether the MCPWebhookConfig a workload references exists (cache, then a live read on a miss). */
@@ -15,9 +15,9 @@ export async function gatherWorkloadFacts(
   const ref = isRecord(spec) ? spec.webhookConfigRef : undefined
   const name = isRecord(ref) ? ref.name : undefined
   if (typeof name !== 'string' || name === '' || request.namespace === undefined) return {}
-  const config = await view.get(
-    { kind: 'MCPWebhookConfig', namespace: request.namespace, name },
-    { signal: AbortSignal.timeout(LIVE_READ_DEADLINE_MS) },
+  const namespace = request.namespace
+  const config = await withDeadline((signal) =>
+    view.get({ kind: 'MCPWebhookConfig', namespace, name }, { signal }),
   )
   return { webhookConfigExists: config !== undefined }
 }
@@ -38,9 +38,9 @@ export async function gatherReferencingServers(
 ): Promise<WebhookConfigDeletion> {
   const name = request.name ?? ''
   if (request.namespace === undefined || name === '') return { name, referencingServers: [] }
-  const referencingServers = await view.serversReferencingWebhookConfig(request.namespace, name, {
-    live: true,
-    signal: AbortSignal.timeout(LIVE_READ_DEADLINE_MS),
-  })
+  const namespace = request.namespace
+  const referencingServers = await withDeadline((signal) =>
+    view.serversReferencingWebhookConfig(namespace, name, { live: true, signal }),
+  )
   return { name, referencingServers }
 }

@@ -1,0 +1,28 @@
+/**
+ * The deadline of one admission request's live reads. AbortSignal.timeout would do, but its
+ * timer cannot be cancelled: every review would leave one that fires seconds after the reads
+ * are done and builds a DOMException (stack trace included) for a signal nobody listens to any
+ * more, about 3 % of a proxy Deployment review's CPU in the one-writer profile.
+ */
+
+/** How long the live reads of one admission request may take: well inside the webhook's 5 s. */
+export const LIVE_READ_DEADLINE_MS = 2_000
+
+/**
+ * Runs `work` with a signal that aborts with a TimeoutError (as AbortSignal.timeout's does, which
+ * KubeApi reports as "no answer before the deadline") after `ms`; the timer goes when work settles.
+ */
+export async function withDeadline<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  ms: number = LIVE_READ_DEADLINE_MS,
+): Promise<T> {
+  const controller = new AbortController()
+  const timer = setTimeout(() => {
+    controller.abort(new DOMException('The operation timed out.', 'TimeoutError'))
+  }, ms)
+  try {
+    return await work(controller.signal)
+  } finally {
+    clearTimeout(timer)
+  }
+}
