@@ -21,7 +21,13 @@ t.test('work past the deadline sees its signal abort with a TimeoutError', async
   const reason = await withDeadline(
     (signal) =>
       new Promise<unknown>((resolve) => {
-        signal.addEventListener('abort', () => resolve(signal.reason), { once: true })
+        signal.addEventListener(
+          'abort',
+          () => {
+            resolve(signal.reason)
+          },
+          { once: true },
+        )
       }),
     20,
   )

@@ -82,7 +82,10 @@ t.test('a body read in pieces keeps a character split between them', async (t) =
       response.write(bytes.subarray(from, to))
       from = to
       if (to === bytes.length) response.end()
-      else setTimeout(() => next(index + 1), 5)
+      else
+        setTimeout(() => {
+          next(index + 1)
+        }, 5)
     }
     next(0)
   })
