@@ -92,6 +92,30 @@ if (!full) {
       }
     })
 
+    t.test(
+      `${name}: the validating webhook sends every kind of the table, as served`,
+      async (t) => {
+        // A kind added to the table but forgotten here would pass every other unit test: the
+        // routes answer it, yet the API server would never send it.
+        const rules = one(objects, 'ValidatingWebhookConfiguration')
+          ['webhooks'].flatMap((webhook: Any) => webhook['rules'] as Any[])
+          .filter((rule: Any) => (rule['apiGroups'] as string[]).includes(TOOLHIVE_GROUP))
+        const ruleOf = (plural: string) =>
+          rules.filter((rule: Any) => (rule['resources'] as string[]).includes(plural))
+        t.same(
+          rules.flatMap((rule: Any) => rule['resources'] as string[]).sort(),
+          TOOLHIVE_KIND_TABLE.map((entry) => entry.plural).sort(),
+          'every kind, once, and nothing else of the group',
+        )
+        for (const entry of TOOLHIVE_KIND_TABLE) {
+          const rule: Any = ruleOf(entry.plural)[0]
+          t.ok(rule['apiVersions'].includes(entry.version), `${entry.kind}: ${entry.version} sent`)
+          t.match(rule['operations'], ['CREATE', 'UPDATE'], `${entry.kind}: writes sent`)
+          t.equal(rule['scope'] === 'Namespaced', entry.namespaced, `${entry.kind}: its scope`)
+        }
+      },
+    )
+
     t.test(`${name}: the pod is hardened, replicated and protected from disruption`, async (t) => {
       const deployment = one(objects, 'Deployment')
       const pod = deployment['spec'].template
