@@ -10,7 +10,7 @@ import { crdCatalog } from '../policy/crd/crd-catalog.ts'
 import type { CrdCatalog, CrdVerdict } from '../policy/crd/crd-catalog.ts'
 import { CrdInputError, readCrd } from '../policy/crd/crd-definition.ts'
 import type { CrdDefinition } from '../policy/crd/crd-definition.ts'
-import { renderViolations } from '../policy/messages/render.ts'
+import { renderText, renderViolations } from '../policy/messages/render.ts'
 import { UsageError } from './io.ts'
 
 /** The catalog of the CRDs in `paths`, or undefined when none were given. */
@@ -30,8 +30,11 @@ export async function loadCrdCatalog(paths: readonly string[]): Promise<CrdCatal
 
 /** A refusal's lines, `field: Invalid value: …` (bounded and redacted like a denial's). */
 export function refusalCauses(verdict: Exclude<CrdVerdict, { allowed: true }>): string[] {
-  if ('decodeError' in verdict) return [verdict.decodeError]
-  return renderViolations(verdict.violations).causes.map((c) =>
-    c.field === '' ? c.message : `${c.field}: ${c.message}`,
-  )
+  if ('decodeError' in verdict) return [renderText(verdict.decodeError)]
+  const { causes } = renderViolations(verdict.violations)
+  const lines = causes.map((c) => (c.field === '' ? c.message : `${c.field}: ${c.message}`))
+  // Past 20 violations or 4 KiB the rest are counted, not listed, as in a denial's message.
+  const omitted = verdict.violations.length - causes.length
+  if (omitted > 0) lines.push(`and ${omitted} more ${omitted === 1 ? 'error' : 'errors'}`)
+  return lines
 }

@@ -8,11 +8,38 @@
  * as the API server does when the CRD is created (a CRD the cluster accepted needs neither).
  */
 
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel'
+import {
+  CelScalar,
+  celEnv,
+  celError,
+  celFunc,
+  isCelError,
+  objectType,
+  parse,
+  plan,
+} from '@bufbuild/cel'
 import type { CelResult } from '@bufbuild/cel'
 import { strings } from '@bufbuild/cel/ext'
+import { create } from '@bufbuild/protobuf'
+import { DurationSchema } from '@bufbuild/protobuf/wkt'
+import { parseGoDuration } from '../go-duration.ts'
 
-const env = celEnv({ funcs: strings })
+/**
+ * `duration(string)` as cel-go reads it: Go's time.ParseDuration (CEL-ES takes `''` for zero),
+ * failing with cel-go's words, which the API server puts in a rule's runtime error.
+ */
+const goDuration = celFunc('duration', [CelScalar.STRING], objectType(DurationSchema), (text) => {
+  const parsed = parseGoDuration(text)
+  if (!parsed.ok)
+    throw celError("type conversion error from 'string' to 'google.protobuf.Duration'")
+  const seconds = parsed.nanoseconds / 1_000_000_000n
+  return create(DurationSchema, {
+    seconds,
+    nanos: Number(parsed.nanoseconds - seconds * 1_000_000_000n),
+  })
+})
+
+const env = celEnv({ funcs: [...strings, goDuration] })
 
 export interface CelProgram {
   /** Evaluates with `self` (and `oldSelf` for a transition rule) bound. */

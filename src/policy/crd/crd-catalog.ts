@@ -111,7 +111,10 @@ function evaluateVersion(
       warnings: [],
     }
   }
-  const warnings = input.strict === true ? [] : unknown
+  const warnings = [
+    ...(version.deprecationWarning === undefined ? [] : [version.deprecationWarning]),
+    ...(input.strict === true ? [] : unknown),
+  ]
   const object: JsonObject = decoded.value
   const old =
     input.operation === 'UPDATE' && input.oldObject !== undefined

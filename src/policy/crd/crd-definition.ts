@@ -18,6 +18,8 @@ export interface CrdVersion {
   /** `status` is a subresource: the main resource's writes do not set it. */
   readonly statusSubresource: boolean
   readonly rules: RuleNode | undefined
+  /** The warning every request for a deprecated version gets. */
+  readonly deprecationWarning?: string
 }
 
 export interface CrdDefinition {
@@ -75,7 +77,17 @@ export function readCrd(object: KubeObject): CrdDefinition {
       schema,
       statusSubresource: isRecord(subresources.status),
       rules,
+      ...(version.deprecated === true
+        ? { deprecationWarning: deprecationOf(spec.group, names.kind, version) }
+        : {}),
     })
   }
   return { name, group: spec.group, kind: names.kind, versions }
+}
+
+/** The version's own deprecation warning, or the API server's default one. */
+function deprecationOf(group: string, kind: string, version: Record<string, unknown>): string {
+  return typeof version.deprecationWarning === 'string'
+    ? version.deprecationWarning
+    : `${group}/${String(version.name)} ${kind} is deprecated`
 }

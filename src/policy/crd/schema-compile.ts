@@ -6,6 +6,7 @@
  * pruned before validation, so no schema forbids them here).
  */
 
+import { RE2JS } from '@bufbuild/re2'
 import { Ajv } from 'ajv'
 import type { ValidateFunction } from 'ajv'
 import { isRecord } from '../kube.ts'
@@ -31,12 +32,31 @@ const SAME_KEYWORDS = [
   'required',
 ] as const
 
+/**
+ * Patterns are Go's RE2 syntax (`[[:space:]]`, no lookarounds), read with the RE2 engine
+ * @bufbuild/cel brings: JavaScript's RegExp refuses some and reads others differently.
+ */
+const re2 = Object.assign(
+  (pattern: string) => {
+    const compiled = RE2JS.compile(pattern)
+    // ajv shares compiled patterns by their toString(): it must name the pattern.
+    return { test: (text: string) => compiled.test(text), toString: () => `/${pattern}/` }
+  },
+  { code: 'RE2JS.compile' },
+)
+
 let shared: Ajv | undefined
 
 /** One ajv for the process: it holds only compiled schemas and the formats. */
 function ajv(): Ajv {
   if (shared !== undefined) return shared
-  shared = new Ajv({ allErrors: true, verbose: true, strict: false, logger: false })
+  shared = new Ajv({
+    allErrors: true,
+    verbose: true,
+    strict: false,
+    logger: false,
+    code: { regExp: re2 },
+  })
   for (const [name, validate] of Object.entries(INTEGER_FORMATS)) {
     shared.addFormat(name, { type: 'number', validate })
   }

@@ -12,6 +12,7 @@ import { isRecord } from '../kube.ts'
 import { violation } from '../messages/field-errors.ts'
 import type { FieldViolation } from '../messages/field-errors.ts'
 import { INTEGER_FORMATS } from './formats.ts'
+import { isCheckedFormat } from './schema-compile.ts'
 import { jsonTypeName } from './structural.ts'
 
 /** The field path apimachinery's messages use for an error's instance (`spec.env[1].name`). */
@@ -133,6 +134,15 @@ function typeViolation(path: string, data: unknown, error: ErrorObject): FieldVi
       `${path} in body must be of type ${format}: "float64"`,
     )
   }
+  if (expected === 'string' && typeof format === 'string' && isCheckedFormat(format)) {
+    // A string format's check reads the value first, and names Go's type for what it got.
+    const goType = goTypeName(data)
+    return violation.typeInvalid(
+      path,
+      goType,
+      `${path} in body must be of type ${format}: ${goQuote(goType)}`,
+    )
+  }
   const actual = jsonTypeName(data)
   return violation.typeInvalid(
     path,
@@ -155,6 +165,15 @@ function formatViolation(path: string, data: unknown, format: string): FieldViol
     data,
     `${path} in body must be of type ${format}: ${goQuote(String(data))}`,
   )
+}
+
+/** The Go type encoding/json decodes a JSON value into, as the API server's format check names it. */
+function goTypeName(data: unknown): string {
+  if (typeof data === 'number') return Number.isInteger(data) ? 'int64' : 'float64'
+  if (typeof data === 'boolean') return 'bool'
+  if (Array.isArray(data)) return '[]interface {}'
+  if (isRecord(data)) return 'map[string]interface {}'
+  return jsonTypeName(data)
 }
 
 function countOf(data: unknown): number {

@@ -50,12 +50,20 @@ function checkListType(list: unknown[], schema: Schema, path: string, out: Field
   if (type !== 'set' && type !== 'map') return
   const keys = schema[EXT.listMapKeys]
   const keyNames = type === 'map' && Array.isArray(keys) ? keys.map(String) : undefined
-  const seen = new Set<string>()
+  // Each repeated value or key is reported once, where it first repeats (as listtype does).
+  const seen = new Map<string, number>()
   list.forEach((item: unknown, i) => {
+    if (keyNames !== undefined && !isRecord(item)) {
+      out.push(
+        violation.invalid(`${path}[${i}]`, item, 'must be an object for an array of list-type map'),
+      )
+      return
+    }
     const identity = keyNames === undefined ? item : mapKeyOf(item, keyNames)
     const text = JSON.stringify(identity)
-    if (seen.has(text)) out.push(violation.duplicate(`${path}[${i}]`, identity))
-    seen.add(text)
+    const times = seen.get(text) ?? 0
+    if (times === 1) out.push(violation.duplicate(`${path}[${i}]`, identity))
+    seen.set(text, times + 1)
   })
 }
 
