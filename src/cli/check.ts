@@ -16,6 +16,8 @@ import { loadObjects } from '../cluster/load-objects.ts'
 import type { KubeObject } from '../policy/kube.ts'
 import { toolHiveKind } from '../policy/kinds.ts'
 import { terminalText } from '../policy/messages/render.ts'
+import type { CrdCatalog } from '../policy/crd/crd-catalog.ts'
+import { loadCrdCatalog, refusalCauses } from './crds.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 
@@ -26,6 +28,18 @@ interface CheckOptions {
   readonly objects: readonly string[]
   readonly namespace: string
   readonly output: CheckOutput
+  /** CRDs to evaluate ToolHive objects against first, as the API server does. */
+  readonly crds?: readonly string[]
+  /** Unknown fields refuse an object (as `kubectl --validate=strict`), not just warn. */
+  readonly strict?: boolean
+}
+
+/** What answered a denial: one of the webhooks, or the object's CRD (schema and CEL rules). */
+type DenyingStep = 'mutate' | 'validate' | 'crd'
+
+interface CrdStep {
+  readonly catalog: CrdCatalog
+  readonly strict: boolean
 }
 
 type CheckVerdict =
@@ -37,7 +51,7 @@ type CheckVerdict =
     }
   | {
       readonly admitted: false
-      readonly webhook: 'mutate' | 'validate'
+      readonly webhook: DenyingStep
       readonly causes: string[]
       readonly warnings: string[]
     }
@@ -54,8 +68,10 @@ export async function checkCommand(
 ): Promise<number> {
   if (paths.length === 0)
     throw new UsageError('check needs at least one file or directory to apply')
+  const catalog = await loadCrdCatalog(options.crds ?? [])
+  const crds = catalog && { catalog, strict: options.strict === true }
   const view = new MemoryView(await loadObjects(options.objects))
-  const results = await checkObjects(await loadObjects(paths), view, options.namespace)
+  const results = await checkObjects(await loadObjects(paths), view, options.namespace, crds)
   const report = formatReport(results)
   if (options.output === 'text') {
     io.stdout.write(report)
@@ -77,11 +93,12 @@ async function checkObjects(
   objects: readonly KubeObject[],
   view: MemoryView,
   namespace: string,
+  crds: CrdStep | undefined,
 ): Promise<CheckedObject[]> {
   const admission = createAdmission({ view })
   const results: CheckedObject[] = []
   for (const object of inDependencyOrder(objects)) {
-    const verdict = await admit(admission, object, namespace)
+    const verdict = await admit(admission, object, namespace, crds)
     if (verdict.admitted) view.put(verdict.object)
     results.push({ label: labelOf(object, namespace), verdict })
   }
@@ -92,17 +109,37 @@ async function admit(
   admission: Admission,
   object: KubeObject,
   namespace: string,
+  crds: CrdStep | undefined,
 ): Promise<CheckVerdict> {
   const ns = typeof object.metadata?.namespace === 'string' ? object.metadata.namespace : namespace
-  const withNamespace: KubeObject = { ...object, metadata: { ...object.metadata, namespace: ns } }
+  let withNamespace: KubeObject = { ...object, metadata: { ...object.metadata, namespace: ns } }
+
+  // The API server decodes (prunes, defaults) and validates a custom resource against its CRD
+  // before the validating webhooks; the mutating webhook never changes these kinds, so the CRD's
+  // whole verdict can come first.
+  const crd = crds?.catalog.evaluate({
+    operation: 'CREATE',
+    object: withNamespace,
+    strict: crds.strict,
+  })
+  const crdWarnings = crd?.warnings ?? []
+  if (crd !== undefined && !crd.allowed) {
+    return {
+      admitted: false,
+      webhook: 'crd',
+      causes: refusalCauses(crd),
+      warnings: [...crdWarnings],
+    }
+  }
+  if (crd !== undefined) withNamespace = crd.object
 
   const mutation = await answer(admission, withNamespace, 'mutate', ns)
-  if (!mutation.allowed) return refusal('mutate', mutation, [])
+  if (!mutation.allowed) return refusal('mutate', mutation, [...crdWarnings])
   const patch = decodePatch(mutation)
   const mutated = applyPatch(withNamespace, patch)
 
   const validation = await answer(admission, mutated, 'validate', ns)
-  const warnings = [...(mutation.warnings ?? []), ...(validation.warnings ?? [])]
+  const warnings = [...crdWarnings, ...(mutation.warnings ?? []), ...(validation.warnings ?? [])]
   if (!validation.allowed) return refusal('validate', validation, warnings)
   return { admitted: true, object: mutated, patch, warnings }
 }
@@ -183,7 +220,11 @@ function formatReport(results: readonly CheckedObject[]): string {
       lines.push(`admitted ${label}: ${changes}`)
       for (const op of verdict.patch) lines.push(`    ${op.op} ${terminalText(op.path)}`)
     } else {
-      lines.push(`DENIED   ${label} by the ${verdict.webhook} webhook:`)
+      const by =
+        verdict.webhook === 'crd'
+          ? 'its CustomResourceDefinition'
+          : `the ${verdict.webhook} webhook`
+      lines.push(`DENIED   ${label} by ${by}:`)
       for (const cause of verdict.causes) lines.push(`    ${cause}`)
     }
     for (const warning of verdict.warnings) lines.push(`    warning: ${warning}`)

@@ -27,6 +27,20 @@ const collect = (value: string, previous: string[] | undefined): string[] => [
   value,
 ]
 
+/** `--crds` and `--strict`, the same for `check` and `review`. */
+function withCrdOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--crds <path>',
+        'CustomResourceDefinitions to evaluate objects of their kinds against, as the API server does (repeatable)',
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option('--strict', 'unknown fields are errors, not warnings (kubectl --validate=strict)'),
+    )
+}
+
 /** Runs the CLI; resolves to the exit code (serve resolves once it is listening). */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode: number = EXIT.ok
@@ -153,8 +167,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       }
     })
 
-  program
-    .command('review')
+  withCrdOptions(program.command('review'))
     .description('evaluate one AdmissionReview JSON file (or - for stdin) and print the response')
     .argument('<review>', 'AdmissionReview JSON file, or - for standard input')
     .addOption(
@@ -164,16 +177,25 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       new Option('--webhook <name>', 'which webhook answers').choices(WEBHOOKS).default('mutate'),
     )
     .addHelpText('after', OBJECT_FILES_HELP)
-    .action(async (file: string, options: { objects?: string[]; webhook: WebhookName }) => {
-      exitCode = await reviewCommand(
-        file,
-        { objects: options.objects ?? [], webhook: options.webhook },
-        io,
-      )
-    })
+    .action(
+      async (
+        file: string,
+        options: { objects?: string[]; webhook: WebhookName; crds?: string[]; strict?: boolean },
+      ) => {
+        exitCode = await reviewCommand(
+          file,
+          {
+            objects: options.objects ?? [],
+            webhook: options.webhook,
+            crds: options.crds ?? [],
+            strict: options.strict === true,
+          },
+          io,
+        )
+      },
+    )
 
-  program
-    .command('check')
+  withCrdOptions(program.command('check'))
     .description(
       'admit YAML/JSON files as CREATEs through mutation and validation; exit 1 if any is denied',
     )
@@ -195,11 +217,23 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     .action(
       async (
         paths: string[],
-        options: { objects?: string[]; namespace: string; output: CheckOutput },
+        options: {
+          objects?: string[]
+          namespace: string
+          output: CheckOutput
+          crds?: string[]
+          strict?: boolean
+        },
       ) => {
         exitCode = await checkCommand(
           paths,
-          { objects: options.objects ?? [], namespace: options.namespace, output: options.output },
+          {
+            objects: options.objects ?? [],
+            namespace: options.namespace,
+            output: options.output,
+            crds: options.crds ?? [],
+            strict: options.strict === true,
+          },
           io,
         )
       },

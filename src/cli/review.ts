@@ -6,6 +6,12 @@ import { MemoryView } from '../cluster/memory-view.ts'
 import { fileSystemError, printable } from '../cluster/load-errors.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
 import { MiB, readBoundedFile, readBoundedStream } from '../files/bounded-read.ts'
+import { isRecord } from '../policy/kube.ts'
+import type { KubeObject } from '../policy/kube.ts'
+import type { CrdCatalog } from '../policy/crd/crd-catalog.ts'
+import { denied, errored } from '../admission/response.ts'
+import { renderWarnings } from '../policy/messages/render.ts'
+import { loadCrdCatalog } from './crds.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 
@@ -15,6 +21,9 @@ export const REVIEW_MAX_BYTES = 7 * MiB
 interface ReviewOptions {
   readonly objects: readonly string[]
   readonly webhook: WebhookName
+  /** CRDs the request's object is first evaluated against, as the API server does. */
+  readonly crds?: readonly string[]
+  readonly strict?: boolean
 }
 
 export async function reviewCommand(
@@ -22,6 +31,7 @@ export async function reviewCommand(
   options: ReviewOptions,
   io: CliIo,
 ): Promise<number> {
+  const catalog = await loadCrdCatalog(options.crds ?? [])
   const view = new MemoryView(await loadObjects(options.objects))
   const source = file === '-' ? 'standard input' : file
   // Bounded as the server bounds a request body; a file must be a regular file (not a FIFO or
@@ -42,10 +52,70 @@ export async function reviewCommand(
     // V8's message quotes the text around the error: escaped, so a binary file prints no raw bytes.
     throw new UsageError(`${source} is not valid JSON: ${printable((error as Error).message)}`)
   }
-  const outcome = await createAdmission({ view }).review(body, options.webhook)
+  const crd = catalog && crdVerdict(catalog, body, options.strict === true)
+  if (crd?.refusal !== undefined) {
+    io.stdout.write(`${JSON.stringify(crd.refusal, null, 2)}\n`)
+    return EXIT.denied
+  }
+  const outcome = await createAdmission({ view }).review(crd?.body ?? body, options.webhook)
   if (!outcome.ok) throw new UsageError(`${source}: ${outcome.message}`)
+  if (crd !== undefined && crd.warnings.length > 0) {
+    const response = outcome.review.response
+    response.warnings = renderWarnings([...crd.warnings, ...(response.warnings ?? [])])
+  }
   io.stdout.write(`${JSON.stringify(outcome.review, null, 2)}\n`)
   const { response } = outcome.review
   if (response.allowed) return EXIT.ok
   return response.status?.code === 400 ? EXIT.usage : EXIT.denied
+}
+
+/** What the CRD says of a review's object: a refusal to print, or the review with the object decoded. */
+interface CrdReview {
+  readonly refusal?: unknown
+  readonly body: unknown
+  readonly warnings: readonly string[]
+}
+
+/**
+ * The API server decodes a custom resource against its CRD and validates it before any webhook
+ * sees it: a refusal is its answer (as a review response, so it reads like one), and an allowed
+ * object reaches the webhook pruned and defaulted, with the CRD's warnings. Undefined when the
+ * review is not a CREATE or UPDATE of a kind the CRDs define (the webhook then judges as usual).
+ */
+function crdVerdict(catalog: CrdCatalog, body: unknown, strict: boolean): CrdReview | undefined {
+  if (!isRecord(body) || !isRecord(body.request)) return undefined
+  const request = body.request
+  const operation = request.operation
+  if ((operation !== 'CREATE' && operation !== 'UPDATE') || !isRecord(request.object))
+    return undefined
+  const verdict = catalog.evaluate({
+    operation,
+    object: request.object,
+    oldObject: isRecord(request.oldObject) ? request.oldObject : undefined,
+    strict,
+  })
+  if (verdict === undefined) return undefined
+  const uid = typeof request.uid === 'string' ? request.uid : ''
+  const review = (response: unknown) => ({
+    apiVersion: body.apiVersion,
+    kind: 'AdmissionReview',
+    response,
+  })
+  if (!verdict.allowed) {
+    const object = request.object as KubeObject
+    const response =
+      'decodeError' in verdict
+        ? errored(uid, 400, verdict.decodeError)
+        : denied(uid, verdict.violations, verdict.warnings, {
+            group: String(object.apiVersion).split('/')[0] ?? '',
+            kind: String(object.kind),
+            name: typeof object.metadata?.name === 'string' ? object.metadata.name : undefined,
+          })
+    return { refusal: review(response), body, warnings: verdict.warnings }
+  }
+  // The CRD's warnings ride on the object's review: the webhook's own warnings follow them.
+  return {
+    body: { ...body, request: { ...request, object: verdict.object } },
+    warnings: verdict.warnings,
+  }
 }

@@ -26,6 +26,24 @@ export async function loadObjects(paths: readonly string[]): Promise<KubeObject[
  * object at all is an error, so a mistyped or empty directory cannot pass for a checked one.
  */
 export async function* readObjects(paths: readonly string[]): AsyncGenerator<KubeObject> {
+  for await (const { object } of readSourcedObjects(paths)) yield object
+}
+
+/** An object and where it was read: `crds/a.yaml, document 2`. */
+export interface SourcedObject {
+  readonly object: KubeObject
+  readonly where: string
+}
+
+/** Loads every object with where it was read, for messages that must name the file. */
+export async function loadSourcedObjects(paths: readonly string[]): Promise<SourcedObject[]> {
+  const objects: SourcedObject[] = []
+  for await (const sourced of readSourcedObjects(paths)) objects.push(sourced)
+  return objects
+}
+
+/** readObjects, each object with where it was read. */
+async function* readSourcedObjects(paths: readonly string[]): AsyncGenerator<SourcedObject> {
   const objectsPerFile = new Map<string, number>() // by real path
   for (const path of paths) {
     const { directory, files } = await objectFilesOf(path)
@@ -54,10 +72,10 @@ export async function* readObjects(paths: readonly string[]): AsyncGenerator<Kub
 
 /** Parses the objects in one YAML or JSON text (JSON is YAML), expanding `List` kinds. */
 export function parseObjects(text: string, source: string): KubeObject[] {
-  return [...objectsIn(text, source)]
+  return [...objectsIn(text, source)].map((sourced) => sourced.object)
 }
 
-function* objectsIn(text: string, source: string): Generator<KubeObject> {
+function* objectsIn(text: string, source: string): Generator<SourcedObject> {
   refuseBinary(text, source)
   // Deep flow nesting (`[[[[…`, `{"a":{"a":…`) is refused before any parser recurses into it:
   // the YAML parser would take seconds and hundreds of MB to overflow the stack instead.
@@ -291,7 +309,7 @@ export const MAX_NESTING = 200
  * object needs a kind and a name (or generateName) in a `metadata` mapping, as the API server
  * requires: one without would be admitted here and refused there.
  */
-function expandList(value: unknown, where: string): KubeObject[] {
+function expandList(value: unknown, where: string): SourcedObject[] {
   if (!isRecord(value))
     throw new ObjectFileError(`${where}: expected an object, got ${describe(value)}`)
   if (typeof value.kind !== 'string' || value.kind === '') {
@@ -304,7 +322,7 @@ function expandList(value: unknown, where: string): KubeObject[] {
     return value.items.flatMap((item: unknown, i) => expandList(item, `${where}, items[${i}]`))
   }
   checkMetadata(value, where)
-  return [value]
+  return [{ object: value, where }]
 }
 
 function checkMetadata(object: KubeObject, where: string): void {

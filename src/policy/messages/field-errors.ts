@@ -13,6 +13,8 @@ export type ViolationType =
   | 'FieldValueDuplicate'
   | 'FieldValueForbidden'
   | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
+  | 'FieldValueTypeInvalid'
 
 export interface FieldViolation {
   readonly type: ViolationType
@@ -55,5 +57,19 @@ export const violation = {
     type: 'FieldValueTooLong',
     field,
     detail: `may not be more than ${max} bytes`,
+  }),
+  /** A list or map with more than `max` members: `Too many: 4: must have at most 3 items`. */
+  tooMany: (field: string, actual: number, max: number): FieldViolation => ({
+    type: 'FieldValueTooMany',
+    field,
+    value: actual,
+    detail: `must have at most ${max} ${max === 1 ? 'item' : 'items'}`,
+  }),
+  /** A value of the wrong type or format; rendered `Invalid value`, as apimachinery does. */
+  typeInvalid: (field: string, value: unknown, detail: string): FieldViolation => ({
+    type: 'FieldValueTypeInvalid',
+    field,
+    value,
+    detail,
   }),
 }

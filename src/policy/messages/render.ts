@@ -85,6 +85,8 @@ const LABELS: Record<ViolationType, string> = {
   FieldValueDuplicate: 'Duplicate value',
   FieldValueForbidden: 'Forbidden',
   FieldValueTooLong: 'Too long',
+  FieldValueTooMany: 'Too many',
+  FieldValueTypeInvalid: 'Invalid value',
 }
 
 /** Types whose rendering includes the offending value, as in apimachinery. */
@@ -92,6 +94,8 @@ const SHOWS_VALUE = new Set<ViolationType>([
   'FieldValueInvalid',
   'FieldValueNotSupported',
   'FieldValueDuplicate',
+  'FieldValueTooMany',
+  'FieldValueTypeInvalid',
 ])
 
 /** Renders one violation as `field: Label: "value": detail`. */

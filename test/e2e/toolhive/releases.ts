@@ -207,6 +207,24 @@ export async function ensureOperator(
   }
 }
 
+/**
+ * The release's CRDs and examples only, from the module cache (downloaded once from the module
+ * proxy), without building the operator: for tests that need the API server to serve the
+ * release's CRDs but no operator running.
+ */
+export async function releaseSources(
+  release: string,
+): Promise<Pick<OperatorReleaseFiles, 'release' | 'crds' | 'examples'>> {
+  const dir = cacheRoot('toolhive-operator')
+  await mkdir(dir, { recursive: true })
+  const source = await downloadModule(release, dir)
+  return {
+    release,
+    crds: join(source, 'deploy/charts/operator-crds/files/crds'),
+    examples: join(source, 'examples/operator'),
+  }
+}
+
 /** The wrapper module: requires the release, with the release's replacements. */
 export function wrapperGoMod(release: string, go: string, build: ReleaseBuild): string {
   const lines = [

@@ -1,0 +1,130 @@
+// `check --crds` and `review --crds`: the CRD's own verdict (schema, CEL rules, unknown fields)
+// before the webhooks', in the API server's words; bad CRD input is a one-line error, exit 2.
+import t from 'tap'
+import { join } from 'node:path'
+import { parseAllDocuments } from 'yaml'
+import { runCli } from '../helpers/cli.ts'
+import { review } from '../helpers/objects.ts'
+import type { AdmissionReviewResponse } from '../../src/admission/review.ts'
+import { PROBE_CRD, probe } from '../policy/crd/probe-crd.ts'
+
+const json = (value: unknown) => JSON.stringify(value)
+
+t.test('check --crds denies what the CRD refuses, warns of unknown fields, exit 1', async (t) => {
+  const dir = t.testdir({
+    'crds.json': json(PROBE_CRD),
+    'objects.json': json({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        probe({ timeout: '-1s' }),
+        probe({ replica: 3 }, { metadata: { name: 'ok', namespace: 'ns' } }),
+      ],
+    }),
+  })
+  const result = await runCli([
+    'check',
+    '--crds',
+    join(dir, 'crds.json'),
+    join(dir, 'objects.json'),
+  ])
+  t.equal(result.code, 1)
+  t.match(
+    result.stdout,
+    'DENIED   Probe ns/p by its CustomResourceDefinition:\n' +
+      '    spec.timeout: Invalid value: "-1s": timeout must be non-negative\n',
+  )
+  t.match(
+    result.stdout,
+    'admitted Probe ns/ok: unchanged\n    warning: unknown field "spec.replica"\n',
+  )
+  t.match(result.stdout, /1 admitted \(0 mutated\), 1 denied\n$/)
+})
+
+t.test(
+  '--strict makes an unknown field an error; -o yaml prints the object as stored',
+  async (t) => {
+    const dir = t.testdir({ 'crds.json': json(PROBE_CRD), 'p.json': json(probe({ replica: 3 })) })
+    const strict = await runCli([
+      'check',
+      '--strict',
+      '--crds',
+      join(dir, 'crds.json'),
+      join(dir, 'p.json'),
+    ])
+    t.equal(strict.code, 1)
+    t.match(
+      strict.stdout,
+      'Probe in version "v1" cannot be handled as a Probe: strict decoding error: unknown field "spec.replica"',
+    )
+    const stored = await runCli([
+      'check',
+      '-o',
+      'yaml',
+      '--crds',
+      join(dir, 'crds.json'),
+      join(dir, 'p.json'),
+    ])
+    t.equal(stored.code, 0)
+    const [doc] = parseAllDocuments(stored.stdout).map((d) => d.toJS() as { spec: unknown })
+    t.same(doc?.spec, { req: 'x', mode: 'a' }, 'pruned and defaulted')
+  },
+)
+
+t.test('bad CRD input: one line naming the file and the rule, exit 2', async (t) => {
+  const badRule = structuredClone(PROBE_CRD) as any
+  badRule.spec.versions[0].schema.openAPIV3Schema.properties.spec['x-kubernetes-validations'] = [
+    { rule: 'self.a +' },
+  ]
+  const dir = t.testdir({
+    'not-a-crd.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n',
+    'bad-rule.json': json(badRule),
+    'p.json': json(probe({})),
+  })
+  const cases: [string, RegExp][] = [
+    [
+      'not-a-crd.yaml',
+      /^mcp-admission: .*not-a-crd\.yaml, document 1: not a CustomResourceDefinition \(apiextensions\.k8s\.io\/v1\): v1 ConfigMap\n$/,
+    ],
+    [
+      'bad-rule.json',
+      /^mcp-admission: .*bad-rule\.json, document 1: CustomResourceDefinition probes\.example\.com, version v1: spec x-kubernetes-validations: rule "self\.a \+" does not compile: [^\n]*\n$/,
+    ],
+  ]
+  for (const [file, message] of cases) {
+    const result = await runCli(['check', '--crds', join(dir, file), join(dir, 'p.json')])
+    t.equal(result.code, 2, file)
+    t.match(result.stderr, message, file)
+  }
+})
+
+t.test('review --crds: the CRD answers first; a transition rule sees the old object', async (t) => {
+  const dir = t.testdir({ 'crds.json': json(PROBE_CRD) })
+  const crds = join(dir, 'crds.json')
+  const create = await runCli(['review', '--crds', crds, '-'], json(review(probe({ b: false }))))
+  t.equal(create.code, 1)
+  const denied = JSON.parse(create.stdout) as AdmissionReviewResponse
+  t.match(denied.response, {
+    uid: 'test-uid-1',
+    allowed: false,
+    status: {
+      code: 422,
+      reason: 'Invalid',
+      message: 'spec.b: Invalid value: false: b must be true',
+      details: { kind: 'Probe', group: 'example.com', name: 'p' },
+    },
+  })
+  const update = review(probe({ imm: 'b' }), { operation: 'UPDATE' }) as any
+  update.request.oldObject = probe({ imm: 'a' })
+  const changed = await runCli(['review', '--crds', crds, '-'], json(update))
+  t.equal(changed.code, 1)
+  t.match(JSON.parse(changed.stdout), {
+    response: { status: { message: 'spec.imm: Invalid value: "b": immutable' } },
+  })
+
+  const allowed = await runCli(['review', '--crds', crds, '-'], json(review(probe({ zz: 1 }))))
+  t.equal(allowed.code, 0)
+  t.match(JSON.parse(allowed.stdout), {
+    response: { allowed: true, warnings: ['unknown field "spec.zz"'] },
+  })
+})
