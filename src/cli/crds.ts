@@ -6,9 +6,7 @@
  */
 
 import { loadSourcedObjects } from '../cluster/load-objects.ts'
-import { crdCatalog } from '../policy/crd/crd-catalog.ts'
 import type { CrdCatalog, CrdVerdict } from '../policy/crd/crd-catalog.ts'
-import { CrdInputError, readCrd } from '../policy/crd/crd-definition.ts'
 import type { CrdDefinition } from '../policy/crd/crd-definition.ts'
 import { renderText, renderViolations } from '../policy/messages/render.ts'
 import { UsageError } from './io.ts'
@@ -16,6 +14,12 @@ import { UsageError } from './io.ts'
 /** The catalog of the CRDs in `paths`, or undefined when none were given. */
 export async function loadCrdCatalog(paths: readonly string[]): Promise<CrdCatalog | undefined> {
   if (paths.length === 0) return undefined
+  // Loaded only here: the CEL and RE2 engines (some MiB of heap) are for `--crds`, and `serve`,
+  // which imports this module through the CLI, must not pay for them in every pod.
+  const [{ crdCatalog }, { CrdInputError, readCrd }] = await Promise.all([
+    import('../policy/crd/crd-catalog.ts'),
+    import('../policy/crd/crd-definition.ts'),
+  ])
   const definitions: CrdDefinition[] = []
   for (const { object, where } of await loadSourcedObjects(paths)) {
     try {

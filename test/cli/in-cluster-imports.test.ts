@@ -1,7 +1,8 @@
 /**
  * `serve` in a pod never loads `@kubernetes/client-node` (some 40 MiB resident for its generated
- * models): the service account's token and CA are read by our own code. With a kubeconfig it is
- * loaded, which shows the check sees the client when it is there.
+ * models): the service account's token and CA are read by our own code. Nor the CEL engine of
+ * `check --crds` (`@bufbuild`), which the CLI module graph reaches. With a kubeconfig the client
+ * is loaded, which shows the check sees a package when it is there.
  */
 
 import { execFile } from 'node:child_process'
@@ -66,12 +67,12 @@ const dir = t.testdir({
   }),
 })
 
-t.test('in a pod, serve starts without loading @kubernetes/client-node', async (t) => {
+t.test('in a pod, serve starts without loading @kubernetes/client-node or @bufbuild', async (t) => {
   const outcome = await serveRecordingImports(['--cert-dir', join(dir, 'certs')], {
     SERVICE_ACCOUNT_DIR: join(dir, 'account'),
   })
   t.match(outcome, { code: 0, started: true, stderr: '' }, 'started with the reconciler')
-  t.same(outcome.loaded, [], 'no module of the client was resolved')
+  t.same(outcome.loaded, [], 'no module of the client or the CEL engine was resolved')
 })
 
 t.test('with a kubeconfig the client is loaded', async (t) => {

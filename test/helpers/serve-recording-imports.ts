@@ -1,6 +1,6 @@
 /**
  * Child-process script for the import tests: records every module resolved under
- * `@kubernetes/client-node`, starts `serve` in-process with the arguments and environment it is
+ * `@kubernetes/client-node` or `@bufbuild` (the CEL engine of `check --crds`), starts `serve` in-process with the arguments and environment it is
  * given (the service account directory in SERVICE_ACCOUNT_DIR), stops it at once, and prints
  * `{ code, started, stderr, loaded }` as JSON. The hook is registered before the service's first
  * module is imported, so nothing it loads escapes it.
@@ -13,7 +13,8 @@ const loaded: string[] = []
 registerHooks({
   resolve(specifier, context, nextResolve) {
     const resolved = nextResolve(specifier, context)
-    if (resolved.url.includes('/node_modules/@kubernetes/client-node/')) loaded.push(resolved.url)
+    if (/\/node_modules\/(@kubernetes\/client-node|@bufbuild)\//.test(resolved.url))
+      loaded.push(resolved.url)
     return resolved
   },
 })
