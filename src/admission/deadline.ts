@@ -8,9 +8,13 @@
 /** How long the live reads of one admission request may take: well inside the webhook's 5 s. */
 export const LIVE_READ_DEADLINE_MS = 2_000
 
+/** The reason given once the work settled; one object, so no stack is captured per review. */
+const SETTLED = new DOMException('the work under this deadline has settled', 'AbortError')
+
 /**
  * Runs `work` with a signal that aborts with a TimeoutError (as AbortSignal.timeout's does, which
- * KubeApi reports as "no answer before the deadline") after `ms`; the timer goes when work settles.
+ * KubeApi reports as "no answer before the deadline") after `ms`. Once the work settles the timer
+ * goes and the signal aborts: a read left running (its sibling failed first) ends then, not later.
  */
 export async function withDeadline<T>(
   work: (signal: AbortSignal) => Promise<T>,
@@ -24,5 +28,6 @@ export async function withDeadline<T>(
     return await work(controller.signal)
   } finally {
     clearTimeout(timer)
+    controller.abort(SETTLED)
   }
 }

@@ -33,3 +33,14 @@ t.test('work past the deadline sees its signal abort with a TimeoutError', async
   )
   t.match(reason, { name: 'TimeoutError' })
 })
+
+t.test('a read left running when the work settles is ended then', async (t) => {
+  let leftover: AbortSignal | undefined
+  const failing = withDeadline(async (signal) => {
+    leftover = signal
+    // A sibling read failed first: Promise.all settles while this signal's read still runs.
+    throw new Error('403 forbidden')
+  }, 60_000)
+  await t.rejects(failing, { message: '403 forbidden' })
+  t.equal(leftover?.aborted, true, 'aborted at once, not after the deadline')
+})

@@ -114,10 +114,12 @@ t.test('every read of a Scale carries the deadline, the cache-miss one too', asy
 
 t.test('the live reads carry one deadline', async (t) => {
   const signals: (AbortSignal | undefined)[] = []
+  const abortedWhenRead: boolean[] = []
   const view = new SplitView(new MemoryView([]), new MemoryView([fresh, map]))
   const get = view.get.bind(view)
   view.get = (key, options) => {
     signals.push(options?.signal)
+    abortedWhenRead.push(options?.signal?.aborted ?? true)
     return get(key, options)
   }
   await gatherProxyDeploymentFacts(
@@ -126,7 +128,8 @@ t.test('the live reads carry one deadline', async (t) => {
   )
   t.equal(signals.length, 2)
   t.ok(signals[0] instanceof AbortSignal && signals[0] === signals[1], 'shared by both reads')
-  t.notOk(signals[0]?.aborted, 'not yet expired')
+  t.same(abortedWhenRead, [false, false], 'not yet expired when the reads start')
+  t.equal(signals[0]?.aborted, true, 'ended once the reads settled: nothing is left running')
 })
 
 t.test('the stored Deployment is passed on for the generation floor', async (t) => {
