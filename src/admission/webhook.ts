@@ -14,6 +14,7 @@ import { productRoutes } from './routes.ts'
 import type { AdmissionRequest, AdmissionReviewResponse, WebhookName } from './review.ts'
 import { operatorWriter } from './writer.ts'
 import type { Writer } from './writer.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 
 export type ReviewOutcome =
   | {
@@ -85,15 +86,11 @@ export function createAdmission({
         // 400 the client can act on, not an internal error. The API server never sends such objects.
         const response = isStackOverflow(error)
           ? errored(request.uid, 400, 'the object is nested too deeply to admit')
-          : errored(request.uid, 500, `internal error while admitting: ${describe(error)}`)
+          : errored(request.uid, 500, `internal error while admitting: ${errorMessage(error)}`)
         return { ok: true, review: toReview(apiVersion, response), request, route, writer, error }
       }
     },
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 function isStackOverflow(error: unknown): boolean {

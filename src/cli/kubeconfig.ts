@@ -15,7 +15,8 @@ import { kubeConfigCredentials } from '../cluster/kubeconfig-credentials.ts'
 import { printable } from '../cluster/load-errors.ts'
 import type { Cluster, Context, User } from '@kubernetes/client-node'
 import { FileReadError, MiB, readBoundedFile } from '../files/bounded-read.ts'
-import { fileErrorReason, messageOf } from '../http/startup-problem.ts'
+import { fileErrorReason } from '../http/startup-problem.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 import type { Credentials } from './serve-config.ts'
 import { StartupError } from './startup-errors.ts'
 
@@ -71,7 +72,7 @@ async function fromFiles(
       config.makePathsAbsolute(dirname(file))
     } catch (error) {
       // The first line only: the parser's next lines quote the file, which may hold a token.
-      const reason = printable(messageOf(error).split('\n')[0] ?? '')
+      const reason = printable(errorMessage(error).split('\n')[0] ?? '')
       throw new StartupError(`${setting} ${file}: not a valid kubeconfig: ${reason}`, {
         cause: error,
       })

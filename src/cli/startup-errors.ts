@@ -5,7 +5,8 @@
  */
 
 import { ObjectFileError } from '../cluster/load-objects.ts'
-import { messageOf, StartupProblem } from '../http/startup-problem.ts'
+import { StartupProblem } from '../http/startup-problem.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 import { UsageError } from './io.ts'
 import type { ServerSettingNames } from './serve-config.ts'
 
@@ -45,5 +46,5 @@ export function asStartupError(error: unknown, names: ServerSettingNames = FLAG_
       cause: error,
     })
   }
-  return new StartupError(`cannot start: ${messageOf(error)}`, { cause: error })
+  return new StartupError(`cannot start: ${errorMessage(error)}`, { cause: error })
 }

@@ -2,6 +2,7 @@
 
 import { getSystemErrorMessage } from 'node:util'
 import { escapeControls } from '../policy/messages/render.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 
 /**
  * Thrown for unreadable or malformed object files; the message names the file and document. It
@@ -18,9 +19,7 @@ export class ObjectFileError extends Error {
 export function fileSystemError(path: string, error: unknown): ObjectFileError {
   const { errno, code } = error as NodeJS.ErrnoException
   const reason =
-    typeof errno === 'number'
-      ? getSystemErrorMessage(errno)
-      : (code ?? (error instanceof Error ? error.message : String(error)))
+    typeof errno === 'number' ? getSystemErrorMessage(errno) : (code ?? errorMessage(error))
   return new ObjectFileError(`${path}: ${printable(reason)}`)
 }
 

@@ -14,6 +14,7 @@ import { KubeApiError } from './kube-api.ts'
 import type { KubeApi, WatchEvent } from './kube-api.ts'
 import { apiVersionOf, resourcePath } from './resources.ts'
 import type { ViewResource } from './resources.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 
 /**
  * Where a reflector puts what it sees. The store decides what it keeps: every object the reflector
@@ -124,7 +125,7 @@ export class Reflector {
         this.#onError(error)
         const delayMs = Math.round(backoffDelay(failures, this.#options.backoff, BACKOFF_JITTER))
         this.#logger.warn(
-          { err: describe(error), failures, retryInMs: delayMs },
+          { err: errorMessage(error), failures, retryInMs: delayMs },
           'list/watch failed; retrying',
         )
         await sleep(delayMs, undefined, { signal: this.#abort.signal }).catch(() => undefined)
@@ -213,8 +214,4 @@ export class Reflector {
   #typed(object: KubeObject): KubeObject {
     return { ...object, apiVersion: this.#apiVersion, kind: this.#resource.kind }
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

@@ -6,6 +6,7 @@
 
 import type { KubeObject } from '../policy/kube.ts'
 import type { ToolHiveKind } from '../policy/kinds.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 
 /**
  * The kinds a view can be asked for. A cluster's view caches only the ToolHive kinds: RunConfig
@@ -35,10 +36,7 @@ export interface ReadOptions {
 export class ClusterReadError extends Error {
   override name = 'ClusterReadError'
   constructor(what: string, cause: unknown) {
-    super(
-      `cannot read ${what} from the API server: ${cause instanceof Error ? cause.message : String(cause)}`,
-      { cause },
-    )
+    super(`cannot read ${what} from the API server: ${errorMessage(cause)}`, { cause })
   }
 }
 

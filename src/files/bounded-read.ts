@@ -14,6 +14,7 @@ import type { FileHandle } from 'node:fs/promises'
 import type { Stats } from 'node:fs'
 import { constants as osConstants } from 'node:os'
 import type { Readable } from 'node:stream'
+import { errorMessage } from '../policy/messages/render.ts'
 
 // Node's errno values are the negated system ones.
 const { errno } = osConstants
@@ -149,8 +150,7 @@ async function openError(path: string, error: unknown): Promise<FileReadError> {
 function asFileReadError(path: string, error: unknown): FileReadError {
   if (error instanceof FileReadError) return error
   const { code, errno } = (error ?? {}) as NodeJS.ErrnoException
-  const message = error instanceof Error ? error.message : String(error)
-  return new FileReadError(path, message, { code, errno }, { cause: error })
+  return new FileReadError(path, errorMessage(error), { code, errno }, { cause: error })
 }
 
 function systemCode(error: unknown): string | undefined {

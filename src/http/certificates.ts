@@ -13,6 +13,7 @@ import { createSecureContext } from 'node:tls'
 import type { Logger } from 'pino'
 import { MiB, readBoundedFile } from '../files/bounded-read.ts'
 import { fileErrorReason } from './startup-problem.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 
 export const CERT_FILE = 'tls.crt'
 export const KEY_FILE = 'tls.key'
@@ -97,7 +98,7 @@ async function readPairFile(path: string): Promise<Buffer> {
 /** OpenSSL's reason alone (`no start line`), not its `error:0480006C:PEM routines::` prefix. */
 function opensslReason(error: unknown): string {
   const { reason } = error as { reason?: unknown }
-  return typeof reason === 'string' && reason !== '' ? reason : messageOf(error)
+  return typeof reason === 'string' && reason !== '' ? reason : errorMessage(error)
 }
 
 function errorCodeOf(error: unknown): unknown {
@@ -211,7 +212,7 @@ export class CertificateWatcher {
   /** One readable warning per distinct failure (a missing mount would otherwise log every poll). */
   #reject(error: unknown, now: Date): void {
     const { dir, logger } = this.#options
-    const reason = messageOf(error)
+    const reason = errorMessage(error)
     if (reason === this.#lastFailure) return
     this.#lastFailure = reason
     const current = this.#current
@@ -260,8 +261,4 @@ export class CertificateWatcher {
       this.#watcher = undefined // directory absent for now; the poll keeps trying
     }
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

@@ -8,7 +8,8 @@
 
 import { X509Certificate } from 'node:crypto'
 import { MiB, readBoundedFile } from '../files/bounded-read.ts'
-import { fileErrorReason, messageOf, StartupProblem } from './startup-problem.ts'
+import { errorMessage } from '../policy/messages/render.ts'
+import { fileErrorReason, StartupProblem } from './startup-problem.ts'
 
 export interface ClientCaBundle {
   /** The file's PEM text, as given to TLS. */
@@ -48,7 +49,7 @@ export function checkClientCa(pem: string): ClientCaBundle | string {
     try {
       certificate = new X509Certificate(block.text)
     } catch (error) {
-      return `block ${number} is not a valid certificate: ${messageOf(error)}`
+      return `block ${number} is not a valid certificate: ${errorMessage(error)}`
     }
     if (certificate.ca) authorities.push(certificate.subject)
   }

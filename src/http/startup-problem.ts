@@ -5,6 +5,7 @@
  */
 
 import type { ServerConfig } from './server.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 
 type StartupSetting = keyof ServerConfig
 
@@ -30,10 +31,6 @@ export function errorCode(error: unknown): string | undefined {
   return typeof error.code === 'string' ? error.code : undefined
 }
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
 /** Words for a file-system error code; Node's message (with its syscall noise) otherwise. */
 export function fileErrorReason(error: unknown): string {
   switch (errorCode(error)) {
@@ -48,7 +45,7 @@ export function fileErrorReason(error: unknown): string {
     case 'EPERM':
       return 'permission denied'
     default:
-      return messageOf(error)
+      return errorMessage(error)
   }
 }
 
@@ -76,7 +73,7 @@ export function listenProblem(
         { cause: error },
       )
     default:
-      return new StartupProblem(listener.port, port, `cannot listen: ${messageOf(error)}`, {
+      return new StartupProblem(listener.port, port, `cannot listen: ${errorMessage(error)}`, {
         cause: error,
       })
   }

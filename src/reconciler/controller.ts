@@ -13,6 +13,7 @@ import { LeaderElector } from './leader-election.ts'
 import type { LeaderElectionConfig } from './leader-election.ts'
 import { KeyQueue } from './queue.ts'
 import { RECONCILED_KINDS, createReconcile } from './reconcile.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 
 interface Reconciler {
   readonly isLeader: () => boolean
@@ -98,6 +99,5 @@ export function startReconciler(deps: {
 
 function describeFailure(outcome: unknown): string {
   if (outcome instanceof Error) return outcome.message
-  const error = (outcome as { error?: unknown }).error
-  return error instanceof Error ? error.message : String(error)
+  return errorMessage((outcome as { error?: unknown }).error)
 }

@@ -20,6 +20,7 @@ import { boundedSignal, systemClock } from './election-clock.ts'
 import type { ElectionClock } from './election-clock.ts'
 import { kubeLeaseStore, microTime } from './lease-store.ts'
 import type { Lease, LeaseSpec, LeaseStore, LeaseWrite } from './lease-store.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 
 export interface LeaderElectionConfig {
   readonly namespace: string
@@ -174,7 +175,7 @@ export class LeaderElector {
       .catch((error: unknown) => {
         // Requests cut short by stop() are expected, not worth a warning.
         if (!this.#stopped.signal.aborted)
-          this.#logger.warn({ err: messageOf(error) }, 'lease update failed')
+          this.#logger.warn({ err: errorMessage(error) }, 'lease update failed')
         return NOT_HELD
       })
       .finally(bounded.dispose)
@@ -314,7 +315,7 @@ export class LeaderElector {
       return this.#leases.update(this.#released(current), bounded.signal)
     }
     const write = await attempt()
-      .catch((error: unknown) => ({ outcome: 'failed' as const, err: messageOf(error) }))
+      .catch((error: unknown) => ({ outcome: 'failed' as const, err: errorMessage(error) }))
       .finally(bounded.dispose)
     if (write.outcome === 'written') this.#logger.info('lease released')
     else if (write.outcome !== 'not-ours')
@@ -335,8 +336,4 @@ export class LeaderElector {
       },
     }
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

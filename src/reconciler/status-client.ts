@@ -9,6 +9,7 @@
 import type { KubeApi } from '../cluster/kube-api.ts'
 import { apiVersionOf, resourcePath } from '../cluster/resources.ts'
 import type { ViewResource } from '../cluster/resources.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 
 export const FIELD_MANAGER = 'mcp-admission-status'
 
@@ -59,7 +60,7 @@ export async function applyStatus(
     if (response.status === 429 || response.status >= 500) return { result: 'retry', reason }
     return { result: 'refused', reason }
   } catch (error) {
-    return { result: 'retry', reason: error instanceof Error ? error.message : String(error) }
+    return { result: 'retry', reason: errorMessage(error) }
   }
 }
 

@@ -38,6 +38,11 @@ export const MESSAGE_LIMITS = {
   warningsChars: 4096,
 } as const
 
+/** The message of anything thrown: an Error's own message, anything else as a string. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Values inside messages
 

@@ -104,16 +104,7 @@ export async function serviceAccountKubeconfig(
     name: SERVICE_ACCOUNT,
   },
 ): Promise<string> {
-  const token = (
-    await mustKubectl(kubectl, [
-      'create',
-      'token',
-      account.name,
-      '-n',
-      account.namespace,
-      '--duration=2h',
-    ])
-  ).trim()
+  const token = await accountToken(kubectl, account)
   const file = join(plane.dir, `${account.namespace}.${account.name}.kubeconfig`)
   const config = {
     apiVersion: 'v1',
@@ -148,6 +139,15 @@ export interface PodServiceAccount {
   readonly serviceAccountDir: string
 }
 
+/** A bound token of `account`, valid for two hours (longer than any run). */
+async function accountToken(
+  kubectl: Kubectl,
+  account: { readonly namespace: string; readonly name: string },
+): Promise<string> {
+  const args = ['create', 'token', account.name, '-n', account.namespace, '--duration=2h']
+  return (await mustKubectl(kubectl, args)).trim()
+}
+
 /** The files the kubelet projects for `account` (mcp-admission's unless named), in `dir`. */
 export async function podServiceAccount(
   kubectl: Kubectl,
@@ -158,16 +158,9 @@ export async function podServiceAccount(
     name: SERVICE_ACCOUNT,
   },
 ): Promise<PodServiceAccount> {
-  const token = await mustKubectl(kubectl, [
-    'create',
-    'token',
-    account.name,
-    '-n',
-    account.namespace,
-    '--duration=2h',
-  ])
+  const token = await accountToken(kubectl, account)
   await mkdir(dir, { recursive: true })
-  await writeFile(join(dir, 'token'), token.trim(), { mode: 0o600 })
+  await writeFile(join(dir, 'token'), token, { mode: 0o600 })
   await writeFile(join(dir, 'ca.crt'), plane.pki.caPem)
   return { serviceAccountDir: dir }
 }
