@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { LoadJob, LoadResult } from './load.ts'
 import { childrenOf } from './proc.ts'
-import { SERVICE_ACCOUNT_MOUNT, mountCommands, quote } from '../test/e2e/harness/chart-pod.ts'
+import { withPodServiceAccount } from '../test/e2e/harness/chart-pod.ts'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const BENCH = new URL('.', import.meta.url).pathname
@@ -110,9 +110,16 @@ export async function startProduct(options: ProductOptions): Promise<ServerProce
     'serve',
     ...args,
   ]
-  const { command, env } = options.pod
-    ? await asPod(options.pod, argv)
-    : { command: argv, env: withoutCluster(process.env) }
+  const pod = options.pod
+    ? await withPodServiceAccount(
+        options.pod.serviceAccountDir,
+        options.pod.server,
+        options.pod.workDir,
+        argv,
+      )
+    : undefined
+  const command = pod?.argv ?? argv
+  const env = { ...withoutCluster(process.env), ...pod?.env }
   const started = performance.now()
   const child = spawn('timeout', ['-k', '10', String(LIFETIME_S), ...command], {
     cwd: ROOT,
@@ -162,30 +169,6 @@ export async function startProduct(options: ProductOptions): Promise<ServerProce
 }
 
 /** No kubeconfig: `serve` uses the in-memory view and development certificates. */
-/** `argv` in its own mount namespace with the pod's service account (one process: sh execs it). */
-async function asPod(
-  pod: NonNullable<ProductOptions['pod']>,
-  argv: readonly string[],
-): Promise<{ command: string[]; env: NodeJS.ProcessEnv }> {
-  const mounts = [
-    { mountPath: SERVICE_ACCOUNT_MOUNT, readOnly: true, source: pod.serviceAccountDir },
-  ]
-  const script = [
-    'set -eu',
-    ...(await mountCommands(mounts, pod.workDir)),
-    `exec ${argv.map(quote).join(' ')}`,
-  ].join('\n')
-  const server = new URL(pod.server)
-  return {
-    command: ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', script],
-    env: {
-      ...withoutCluster(process.env),
-      KUBERNETES_SERVICE_HOST: server.hostname,
-      KUBERNETES_SERVICE_PORT: server.port,
-    },
-  }
-}
-
 function withoutCluster(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const copy = { ...env }
   delete copy.KUBECONFIG

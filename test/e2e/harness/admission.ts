@@ -9,7 +9,7 @@ import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseAllDocuments } from 'yaml'
 import { createDevCertificates, writeDevCertificates } from '../../../src/http/dev-certs.ts'
-import { SERVICE_ACCOUNT_MOUNT, mountCommands, quote } from './chart-pod.ts'
+import { withPodServiceAccount } from './chart-pod.ts'
 import type { ControlPlane } from './control-plane.ts'
 import { freePort } from '../../helpers/ports.ts'
 import { mustKubectl } from './kubectl.ts'
@@ -165,40 +165,6 @@ export async function podServiceAccount(
   return { serviceAccountDir: dir }
 }
 
-/**
- * `argv` as a pod would run it against `plane`: in a private mount namespace (`unshare`, as root)
- * with the service account's files bind-mounted at the kubelet's path, and the API server named
- * by KUBERNETES_SERVICE_HOST/PORT. One process: unshare execs sh, which execs argv.
- */
-async function asPod(
-  plane: ControlPlane,
-  account: PodServiceAccount,
-  workDir: string,
-  argv: readonly string[],
-): Promise<{ command: string; args: string[]; env: NodeJS.ProcessEnv }> {
-  await mkdir(workDir, { recursive: true })
-  const mounts = [
-    { mountPath: SERVICE_ACCOUNT_MOUNT, readOnly: true, source: account.serviceAccountDir },
-  ]
-  const script = [
-    'set -eu',
-    ...(await mountCommands(mounts, workDir)),
-    `exec ${argv.map(quote).join(' ')}`,
-  ].join('\n')
-  const server = new URL(plane.server)
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    KUBERNETES_SERVICE_HOST: server.hostname,
-    KUBERNETES_SERVICE_PORT: server.port || '443',
-  }
-  delete env['KUBECONFIG']
-  return {
-    command: 'unshare',
-    args: ['--mount', '--propagation', 'private', '--', 'sh', '-c', script],
-    env,
-  }
-}
-
 export interface RunningAdmission {
   readonly process: Managed
   readonly admissionUrl: string
@@ -265,10 +231,15 @@ export async function startAdmission(
           logFile,
           env: { ...process.env, KUBECONFIG: '' },
         })
-      : await asPod(plane, credentials, join(instance, 'pod'), argv).then((pod) =>
-          startProcess('mcp-admission', pod.command, pod.args, {
+      : await withPodServiceAccount(
+          credentials.serviceAccountDir,
+          plane.server,
+          join(instance, 'pod'),
+          argv,
+        ).then((pod) =>
+          startProcess('mcp-admission', pod.argv[0]!, pod.argv.slice(1), {
             logFile,
-            env: pod.env,
+            env: { ...process.env, KUBECONFIG: '', ...pod.env },
             cwd: REPO,
           }),
         )

@@ -8,7 +8,7 @@
  * KUBERNETES_SERVICE_HOST/PORT, as a pod reaches it through the `kubernetes` Service.
  */
 
-import { readFile, realpath, stat } from 'node:fs/promises'
+import { mkdir, readFile, realpath, stat } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startProcess } from './processes.ts'
@@ -229,12 +229,38 @@ export async function startChartPod(options: ChartPodOptions): Promise<ChartPod>
 }
 
 /**
+ * `argv` as a pod reads the cluster, without the rest of the pod: in a private mount namespace
+ * (`unshare`, as root) with `serviceAccountDir` bind-mounted at the kubelet's path, and the
+ * API server `server` (an https URL) named by KUBERNETES_SERVICE_HOST/PORT. One process: unshare
+ * execs sh, which execs argv. `workDir` (created) holds the mount points.
+ */
+export async function withPodServiceAccount(
+  serviceAccountDir: string,
+  server: string,
+  workDir: string,
+  argv: readonly string[],
+): Promise<{ readonly argv: string[]; readonly env: Record<string, string> }> {
+  await mkdir(workDir, { recursive: true })
+  const mounts = [{ mountPath: SERVICE_ACCOUNT_MOUNT, readOnly: true, source: serviceAccountDir }]
+  const script = [
+    'set -eu',
+    ...(await mountCommands(mounts, workDir)),
+    `exec ${argv.map(quote).join(' ')}`,
+  ].join('\n')
+  const url = new URL(server)
+  return {
+    argv: ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', script],
+    env: { KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port || '443' },
+  }
+}
+
+/**
  * Mount commands for the volumes. A mount path that does not exist on the host is made in a
  * tmpfs that replaces its nearest existing ancestor (as the image's own, empty, directory): the
  * tmpfs is mounted aside, filled with the mount points and bind mounts, made read-only like the
  * rest of the root, then moved into place. Host directories are never created.
  */
-export async function mountCommands(
+async function mountCommands(
   mounts: readonly { mountPath: string; readOnly: boolean; source: string }[],
   workDir: string,
 ): Promise<string[]> {
@@ -293,6 +319,6 @@ async function isDirectory(path: string): Promise<boolean> {
 }
 
 /** `value` as one single-quoted word of a POSIX shell. */
-export function quote(value: string): string {
+function quote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`
 }
