@@ -2,6 +2,38 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 import prettier from 'eslint-config-prettier'
+import { posix } from 'node:path'
+
+/**
+ * The pure folders and what each may import from src/ (DESIGN §2): policy/ depends on nothing
+ * else in src, and inside it the layers only point down: go/ (Go grammar ports) ← messages/
+ * (field errors, quoting, redaction) ← kube/ (object access, names, value checks) ← crd/ and the
+ * rules at the top. metrics/ stands alone. test/policy/purity.test.ts applies the same table.
+ */
+export const LAYERS = [
+  { folder: 'src/policy', mayImport: ['src/policy'] },
+  { folder: 'src/policy/go', mayImport: ['src/policy/go'] },
+  { folder: 'src/policy/messages', mayImport: ['src/policy/messages', 'src/policy/go'] },
+  {
+    folder: 'src/policy/kube',
+    mayImport: ['src/policy/kube', 'src/policy/messages', 'src/policy/go'],
+  },
+  {
+    folder: 'src/policy/crd',
+    mayImport: ['src/policy/crd', 'src/policy/kube', 'src/policy/messages', 'src/policy/go'],
+  },
+  { folder: 'src/metrics', mayImport: ['src/metrics'] },
+]
+
+/** A relative specifier, written from `folder`, that does not start in an allowed folder. */
+function forbiddenRelative(folder, mayImport) {
+  const prefixes = mayImport.map((allowed) => {
+    const path = posix.relative(folder, allowed)
+    return path === '' ? './' : path.startsWith('..') ? `${path}/` : `./${path}/`
+  })
+  const escaped = prefixes.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+  return `^(?!(${escaped.join('|')}))\\.\\.?/`
+}
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.tap/', 'coverage/'] },
@@ -16,9 +48,8 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
-  {
-    // policy/ is pure: no I/O, no framework, no process state (DESIGN §2).
-    files: ['src/policy/**/*.ts'],
+  ...LAYERS.map(({ folder, mayImport }) => ({
+    files: [`${folder}/*.ts`],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -26,19 +57,19 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^(node:)?(fs|fs/promises|net|http|https|tls|child_process|timers|process)$',
-              message: 'policy/ is pure: no I/O or process state',
+              message: `${folder}/ is pure: no I/O or process state`,
             },
-            { regex: '^(fastify|pino|@kubernetes/client-node)', message: 'policy/ is pure' },
+            { regex: '^(fastify|pino|@kubernetes/client-node)', message: `${folder}/ is pure` },
             {
-              regex: '\\.\\./(http|admission|cluster|cli|reconciler)/',
-              message: 'policy/ depends on nothing else in src',
+              regex: forbiddenRelative(folder, mayImport),
+              message: `${folder}/ imports only from ${mayImport.join(', ')}`,
             },
           ],
         },
       ],
       'no-restricted-globals': ['error', 'process', 'setTimeout', 'setInterval', 'Date'],
     },
-  },
+  })),
   {
     // tap's `t.test(name, async (t) => …)` returns a promise tap itself awaits.
     files: ['test/**/*.ts', 'bench/**/*.ts'],

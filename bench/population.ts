@@ -9,7 +9,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stampContentChecksum } from '../src/policy/content-checksum.ts'
-import type { KubeObject } from '../src/policy/kube.ts'
+import type { KubeObject } from '../src/policy/kube/object.ts'
 
 /** The MCPServer every scenario's Deployment belongs to; present in every population. */
 export const TARGET = {

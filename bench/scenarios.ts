@@ -10,7 +10,7 @@ import type { PatchOperation } from '../src/admission/patch.ts'
 import type { AdmissionReviewResponse, WebhookName } from '../src/admission/review.ts'
 import { createAdmission } from '../src/admission/webhook.ts'
 import { MemoryView } from '../src/cluster/memory-view.ts'
-import type { KubeObject } from '../src/policy/kube.ts'
+import type { KubeObject } from '../src/policy/kube/object.ts'
 import { TARGET, mcpServer, runConfigJson, runConfigMap, webhookConfig } from './population.ts'
 import { TOKEN, withToken } from './token.ts'
 

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { childrenOf } from '../proc.ts'
 import type { ApiClient } from './client.ts'
 import { must } from './client.ts'

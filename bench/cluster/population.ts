@@ -12,7 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { mcpServer, runConfigJson, runConfigMap, webhookConfig } from '../population.ts'
 import { webhookConfigCount } from '../population.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import type { ApiClient } from './client.ts'
 import { must, runPool } from './client.ts'
 import { asCreated, etcdUrlOfApiServer, putAll, storageKey, waitUntilCached } from './etcd.ts'

@@ -1,8 +1,8 @@
 /** Adapts a pure mutating policy to a Handler: copy, mutate, diff, answer with a JSON Patch. */
 
 import type { ClusterView } from '../cluster/view.ts'
-import { isRecord } from '../policy/kube.ts'
-import type { KubeObject } from '../policy/kube.ts'
+import { isRecord } from '../policy/kube/object.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
 import { isRefused } from '../policy/result.ts'
 import type { MutationResult } from '../policy/result.ts'
 import { cloneJson } from './clone.ts'

@@ -2,7 +2,7 @@
 
 import fastJsonPatch from 'fast-json-patch'
 import type { Operation } from 'fast-json-patch'
-import { isRecord, setOwn } from '../policy/kube.ts'
+import { isRecord, setOwn } from '../policy/kube/object.ts'
 import { cloneJson } from './clone.ts'
 
 export type { Operation as PatchOperation } from 'fast-json-patch'

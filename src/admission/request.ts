@@ -2,7 +2,7 @@
 
 import { randomUUID } from 'node:crypto'
 import { LIVE_ONLY_RESOURCES, VIEW_RESOURCES } from '../cluster/resources.ts'
-import type { KubeObject } from '../policy/kube.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
 import type {
   AdmissionRequest,
   AdmissionReviewRequest,

@@ -1,7 +1,7 @@
 /** What the DESIGN §5 validators need from the cluster view. */
 
 import type { ClusterView } from '../cluster/view.ts'
-import { isRecord } from '../policy/kube.ts'
+import { isRecord } from '../policy/kube/object.ts'
 import type { WorkloadFacts } from '../policy/workload-validation.ts'
 import { withDeadline } from './deadline.ts'
 import type { AdmissionRequest } from './review.ts'

@@ -5,7 +5,7 @@
  */
 
 import { isIP } from 'node:net'
-import { parseDuration } from '../policy/duration.ts'
+import { parseDuration } from '../policy/go/duration.ts'
 import type { ServerConfig } from '../http/server.ts'
 import { DEFAULT_OPERATOR_SERVICE_ACCOUNT } from '../admission/writer.ts'
 import { LOG_LEVELS } from './logger.ts'

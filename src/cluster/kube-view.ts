@@ -5,7 +5,7 @@
  */
 
 import type { Logger } from 'pino'
-import type { KubeObject } from '../policy/kube.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
 import type { KubeApi } from './kube-api.ts'
 import { webhookConfigRefName } from '../policy/webhook-config-ref.ts'
 import { MemoryView, objectKey } from './memory-view.ts'

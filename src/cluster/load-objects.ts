@@ -2,8 +2,8 @@
 
 import { Composer, LineCounter, Parser } from 'yaml'
 import type { Document } from 'yaml'
-import { isRecord } from '../policy/kube.ts'
-import type { KubeObject } from '../policy/kube.ts'
+import { isRecord } from '../policy/kube/object.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
 import { firstDuplicateKey } from './load-duplicate-keys.ts'
 import { ObjectFileError, fileSystemError, printable, quoted } from './load-errors.ts'
 import { readBoundedFile } from '../files/bounded-read.ts'

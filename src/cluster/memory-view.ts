@@ -1,7 +1,7 @@
 /** An in-memory ClusterView over plain objects (CLI, embedded default, unit tests). */
 
-import { groupOf } from '../policy/kube.ts'
-import type { KubeObject } from '../policy/kube.ts'
+import { groupOf } from '../policy/kube/object.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
 import { TOOLHIVE_GROUP, isToolHiveKind } from '../policy/kinds.ts'
 import { webhookConfigRefName } from '../policy/webhook-config-ref.ts'
 import type { ClusterView, ObjectKey, ViewKind } from './view.ts'

@@ -7,7 +7,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
-import type { KubeObject } from '../policy/kube.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
 import { backoffDelay } from './backoff.ts'
 import type { Backoff } from './backoff.ts'
 import { KubeApiError } from './kube-api.ts'

@@ -6,8 +6,8 @@
  */
 
 import { effectiveContentChecksum } from '../policy/content-checksum.ts'
-import { isRecord, setOwn } from '../policy/kube.ts'
-import type { JsonObject, KubeObject } from '../policy/kube.ts'
+import { isRecord, setOwn } from '../policy/kube/object.ts'
+import type { JsonObject, KubeObject } from '../policy/kube/object.ts'
 import { ANNOTATIONS } from '../policy/names.ts'
 import type { ViewKind } from './view.ts'
 

@@ -4,7 +4,7 @@
  * the CLI, the embedded default and unit tests).
  */
 
-import type { KubeObject } from '../policy/kube.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
 import type { ToolHiveKind } from '../policy/kinds.ts'
 import { errorMessage } from '../policy/messages/render.ts'
 

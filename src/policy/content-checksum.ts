@@ -5,11 +5,11 @@
 
 import { createHash } from 'node:crypto'
 import { ANNOTATIONS, RUNCONFIG_COMPONENT_LABEL, RUNCONFIG_COMPONENTS } from './names.ts'
-import { ensureRecord, isRecord, setOwn, stringMap } from './kube.ts'
-import type { KubeObject } from './kube.ts'
+import { ensureRecord, isRecord, setOwn, stringMap } from './kube/object.ts'
+import type { KubeObject } from './kube/object.ts'
 import type { FieldViolation } from './messages/field-errors.ts'
 import type { MutationResult } from './result.ts'
-import { wrongType } from './value-checks.ts'
+import { wrongType } from './kube/value-checks.ts'
 
 /** True for a ConfigMap labelled as a ToolHive RunConfig (or vMCP config). */
 export function isRunConfigMap(object: KubeObject): boolean {

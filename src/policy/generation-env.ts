@@ -3,8 +3,8 @@
  * through the downward API, so old and new pods never race on a shared live-mounted value.
  */
 
-import { isRecord, jsonEqual } from './kube.ts'
-import type { JsonObject } from './kube.ts'
+import { isRecord, jsonEqual } from './kube/object.ts'
+import type { JsonObject } from './kube/object.ts'
 import { ANNOTATIONS } from './names.ts'
 
 const PROXY_CONTAINER = 'toolhive'

@@ -14,8 +14,8 @@
 
 import { effectiveContentChecksum } from './content-checksum.ts'
 import { setGenerationEnv } from './generation-env.ts'
-import { isRecord, setOwn, stringMap } from './kube.ts'
-import type { JsonObject, KubeObject } from './kube.ts'
+import { isRecord, setOwn, stringMap } from './kube/object.ts'
+import type { JsonObject, KubeObject } from './kube/object.ts'
 import { ANNOTATIONS, runConfigMapName } from './names.ts'
 import { capStdioReplicas, isSameOwner, proxyOwnerOf } from './proxy-owner.ts'
 import type { ProxyOwner } from './proxy-owner.ts'

@@ -4,8 +4,8 @@
  * whether the stdio cap applies.
  */
 
-import { groupOf, isRecord } from './kube.ts'
-import type { JsonObject, KubeObject } from './kube.ts'
+import { groupOf, isRecord } from './kube/object.ts'
+import type { JsonObject, KubeObject } from './kube/object.ts'
 import { TOOLHIVE_GROUP, WORKLOAD_KINDS } from './kinds.ts'
 import type { WorkloadKind } from './kinds.ts'
 

@@ -5,9 +5,9 @@
  */
 
 import type { FieldViolation } from './messages/field-errors.ts'
-import type { KubeObject } from './kube.ts'
-import { jsonEqual } from './kube.ts'
-import { parseFieldPath, valueAtSegments } from './object-path.ts'
+import type { KubeObject } from './kube/object.ts'
+import { jsonEqual } from './kube/object.ts'
+import { parseFieldPath, valueAtSegments } from './kube/object-path.ts'
 import type { ValidationInput, ValidationResult } from './result.ts'
 import { formatViolation } from './messages/render.ts'
 

@@ -3,7 +3,7 @@
  * refuses with violations; a validator yields violations. Both may add short warnings.
  */
 
-import type { KubeObject } from './kube.ts'
+import type { KubeObject } from './kube/object.ts'
 import type { FieldViolation } from './messages/field-errors.ts'
 
 interface Mutated {

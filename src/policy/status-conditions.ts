@@ -3,12 +3,12 @@
  * passes the time. Only conditions: the top-level `status.observedGeneration` says the operator
  * has acted on a generation, which the reconciler cannot claim, and `configHash` is the
  * operator's. Each condition carries its own `observedGeneration`. The reconciler applies these
- * with its own field manager and leaves out any type another manager owns (field-ownership.ts).
+ * with its own field manager and leaves out any type another manager owns (kube/field-ownership.ts).
  */
 
 import { renderViolations } from './messages/render.ts'
-import { groupOf, isRecord } from './kube.ts'
-import type { JsonObject, KubeObject } from './kube.ts'
+import { groupOf, isRecord } from './kube/object.ts'
+import type { JsonObject, KubeObject } from './kube/object.ts'
 import { TOOLHIVE_GROUP, toolHiveKind } from './kinds.ts'
 import type { StatusRule } from './kinds.ts'
 import { isStdioServer } from './proxy-owner.ts'

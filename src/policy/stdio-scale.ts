@@ -3,8 +3,8 @@
  * Deployment webhook; the stdio cap must hold there too. Nothing else about replicas is touched.
  */
 
-import { isRecord } from './kube.ts'
-import type { KubeObject } from './kube.ts'
+import { isRecord } from './kube/object.ts'
+import type { KubeObject } from './kube/object.ts'
 import { capStdioReplicas, isSameOwner, proxyOwnerOf } from './proxy-owner.ts'
 import type { MutationResult } from './result.ts'
 

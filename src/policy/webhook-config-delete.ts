@@ -6,8 +6,8 @@
  */
 
 import { violation } from './messages/field-errors.ts'
-import { isRecord } from './kube.ts'
-import type { KubeObject } from './kube.ts'
+import { isRecord } from './kube/object.ts'
+import type { KubeObject } from './kube/object.ts'
 import { WEBHOOK_CONFIG_FINALIZER } from './names.ts'
 import type { ValidationResult } from './result.ts'
 

@@ -1,7 +1,7 @@
 /** Which MCPWebhookConfig an MCPServer names (DESIGN §5.1, §5.2). */
 
-import { isRecord } from './kube.ts'
-import type { KubeObject } from './kube.ts'
+import { isRecord } from './kube/object.ts'
+import type { KubeObject } from './kube/object.ts'
 
 /** `spec.webhookConfigRef.name` when it is a non-empty string, else undefined. */
 export function webhookConfigRefName(object: KubeObject): string | undefined {

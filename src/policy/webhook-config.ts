@@ -5,10 +5,10 @@
 
 import { violation } from './messages/field-errors.ts'
 import type { FieldViolation } from './messages/field-errors.ts'
-import { isRecord } from './kube.ts'
+import { isRecord } from './kube/object.ts'
 import { excerpt, quoteValue } from './messages/render.ts'
 import type { ValidationInput, ValidationResult } from './result.ts'
-import { isSet, wrongType } from './value-checks.ts'
+import { isSet, wrongType } from './kube/value-checks.ts'
 import { checkWebhookSpec } from './webhook-spec.ts'
 import type { Findings } from './webhook-spec.ts'
 

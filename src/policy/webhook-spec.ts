@@ -5,14 +5,14 @@
 
 import { violation } from './messages/field-errors.ts'
 import type { FieldViolation } from './messages/field-errors.ts'
-import { parseGoDuration } from './go-duration.ts'
-import { goHostname, parseGoUrl } from './go-url.ts'
-import { checkSecretKeyRef } from './k8s-names.ts'
-import { isRecord } from './kube.ts'
-import type { JsonObject } from './kube.ts'
+import { parseGoDuration } from './go/duration.ts'
+import { goHostname, parseGoUrl } from './go/url.ts'
+import { checkSecretKeyRef } from './kube/names.ts'
+import { isRecord } from './kube/object.ts'
+import type { JsonObject } from './kube/object.ts'
 import { excerpt } from './messages/render.ts'
 import { hasUserInfo } from './messages/redact.ts'
-import { checkRequiredString, isSet, wrongType } from './value-checks.ts'
+import { checkRequiredString, isSet, wrongType } from './kube/value-checks.ts'
 
 const FAILURE_POLICIES = ['fail', 'ignore'] as const
 
@@ -74,7 +74,7 @@ function checkUrl(webhookField: string, value: unknown, insecure: boolean, found
 
 /**
  * Every problem with a webhook URL, as violation details. What is a URL at all is decided by a
- * port of Go's url.Parse (go-url.ts), which ToolHive's proxy applies when it calls the webhook;
+ * port of Go's url.Parse (go/url.ts), which ToolHive's proxy applies when it calls the webhook;
  * the operator's url.ParseRequestURI reads every absolute URL without `#` the same way, and a `#`
  * is denied below. DESIGN §5.1 then adds its own rules.
  */

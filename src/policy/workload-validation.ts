@@ -5,13 +5,13 @@
 
 import { violation } from './messages/field-errors.ts'
 import type { FieldViolation } from './messages/field-errors.ts'
-import { checkSecretKeyRef } from './k8s-names.ts'
-import { isRecord } from './kube.ts'
-import type { JsonObject } from './kube.ts'
+import { checkSecretKeyRef } from './kube/names.ts'
+import { isRecord } from './kube/object.ts'
+import type { JsonObject } from './kube/object.ts'
 import { WORKLOAD_KINDS } from './kinds.ts'
 import type { WorkloadKind } from './kinds.ts'
 import type { ValidationInput, ValidationResult } from './result.ts'
-import { checkInteger, checkRequiredString, isSet, wrongType } from './value-checks.ts'
+import { checkInteger, checkRequiredString, isSet, wrongType } from './kube/value-checks.ts'
 import { workloadWarnings } from './workload-warnings.ts'
 
 const TRANSPORTS = ['stdio', 'streamable-http', 'sse'] as const

@@ -1,7 +1,7 @@
 /** DESIGN §5.2 warnings for ToolHive workloads: advice that never denies a write. */
 
-import type { JsonObject } from './kube.ts'
-import { isRecord } from './kube.ts'
+import type { JsonObject } from './kube/object.ts'
+import { isRecord } from './kube/object.ts'
 import type { WorkloadKind } from './kinds.ts'
 import { isStdioServer } from './proxy-owner.ts'
 import { webhookConfigRefName } from './webhook-config-ref.ts'

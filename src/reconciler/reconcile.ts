@@ -2,7 +2,7 @@
  * reconcile(key): decide from the cached object whether any of this controller's conditions is
  * missing or stale (policy/status-conditions.ts); only then read the object live, with its
  * managedFields, and apply the conditions that are the reconciler's to write (absent, or wholly
- * its own: policy/field-ownership.ts). A condition the operator writes itself is left to it, so
+ * its own: policy/kube/field-ownership.ts). A condition the operator writes itself is left to it, so
  * beside an operator that manages these conditions nothing is written; beside one that does not,
  * they are stamped. A conflict on apply (an owner appeared between the read and the write) drops
  * the named conditions and tries again.
@@ -17,11 +17,11 @@ import {
   conditionTypesClaimedBy,
   conditionTypesToLeave,
   conflictingConditionTypes,
-} from '../policy/field-ownership.ts'
+} from '../policy/kube/field-ownership.ts'
 import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
 import type { ToolHiveKind } from '../policy/kinds.ts'
-import { isRecord } from '../policy/kube.ts'
-import type { KubeObject } from '../policy/kube.ts'
+import { isRecord } from '../policy/kube/object.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
 import { desiredStatus, mergeConditions, statusNeedsWrite } from '../policy/status-conditions.ts'
 import type { ReconcileOutcome } from './queue.ts'
 import { FIELD_MANAGER, applyStatus } from './status-client.ts'

@@ -7,7 +7,7 @@ import t from 'tap'
 import { createAdmission } from '../../src/admission/webhook.ts'
 import { validatingHandler } from '../../src/admission/validating.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { testApp } from '../helpers/app.ts'
 import { review } from '../helpers/objects.ts'
 

@@ -8,7 +8,7 @@ import t from 'tap'
 import { mutatingHandler, pureMutator, withoutManagedFields } from '../../src/admission/mutating.ts'
 import { createAdmission } from '../../src/admission/webhook.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { patchOf, review } from '../helpers/objects.ts'
 import { proxyDeployment, runConfigFor, workload } from '../helpers/proxy.ts'
 

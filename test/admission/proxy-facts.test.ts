@@ -9,7 +9,7 @@ import { requestFor } from '../../src/admission/request.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import type { ClusterView, ObjectKey, ReadOptions } from '../../src/cluster/view.ts'
 import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { NAMESPACE, proxyDeployment, runConfigFor, workload } from '../helpers/proxy.ts'
 

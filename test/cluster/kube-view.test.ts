@@ -11,7 +11,7 @@ import { objectKey } from '../../src/cluster/memory-view.ts'
 import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
 import { trimForView } from '../../src/cluster/trim.ts'
 import type { ViewResource } from '../../src/cluster/resources.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { startFakeKubeApi, statusObject } from '../helpers/fake-kube-api.ts'
 import type { FakeKubeApi } from '../helpers/fake-kube-api.ts'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { MemoryView, objectKey } from '../../src/cluster/memory-view.ts'
 import { loadObjects, parseObjects } from '../../src/cluster/load-objects.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 
 const server = (name: string, ref?: string, namespace = 'default'): KubeObject => ({
   apiVersion: 'toolhive.stacklok.dev/v1beta1',

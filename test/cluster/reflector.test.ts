@@ -7,7 +7,7 @@ import { backoffDelay } from '../../src/cluster/backoff.ts'
 import { BACKOFF_JITTER, DEFAULT_BACKOFF, Reflector } from '../../src/cluster/reflector.ts'
 import type { ReflectorStore } from '../../src/cluster/reflector.ts'
 import type { ViewResource } from '../../src/cluster/resources.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { startFakeKubeApi, statusObject } from '../helpers/fake-kube-api.ts'
 import type { FakeKubeApi } from '../helpers/fake-kube-api.ts'
 

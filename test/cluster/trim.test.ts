@@ -1,6 +1,6 @@
 import t from 'tap'
 import { trimForView } from '../../src/cluster/trim.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { VECTOR_CHECKSUM, runConfigMap } from '../helpers/objects.ts'
 

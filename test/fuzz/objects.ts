@@ -6,8 +6,8 @@
  */
 
 import fc from 'fast-check'
-import { setOwn } from '../../src/policy/kube.ts'
-import type { JsonObject, KubeObject } from '../../src/policy/kube.ts'
+import { setOwn } from '../../src/policy/kube/object.ts'
+import type { JsonObject, KubeObject } from '../../src/policy/kube/object.ts'
 import { TOOLHIVE_GROUP, WORKLOAD_KINDS } from '../../src/policy/kinds.ts'
 import { ANNOTATIONS, RUNCONFIG_COMPONENT_LABEL } from '../../src/policy/names.ts'
 import { GENERATION_ENV, generationEnvEntry } from '../../src/policy/generation-env.ts'

@@ -16,9 +16,9 @@ import {
   mutateRunConfigMap,
 } from '../../src/policy/content-checksum.ts'
 import type { FieldViolation } from '../../src/policy/messages/field-errors.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
-import { parseFieldPath } from '../../src/policy/object-path.ts'
+import { parseFieldPath } from '../../src/policy/kube/object-path.ts'
 import { mutateProxyDeployment } from '../../src/policy/proxy-deployment.ts'
 import type { ProxyDeploymentFacts } from '../../src/policy/proxy-deployment.ts'
 import { ratchet } from '../../src/policy/ratchet.ts'

@@ -7,7 +7,7 @@ import { createAdmission } from '../../src/admission/webhook.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import { buildAdmissionApp } from '../../src/http/app.ts'
 import { createMetrics } from '../../src/metrics/metrics.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 
 /**
  * The service's own logger (every field rendered by policy/messages/render.ts) keeping its JSON

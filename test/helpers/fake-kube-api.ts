@@ -12,7 +12,7 @@ import type { Test } from 'tap'
 import { KubeApi } from '../../src/cluster/kube-api.ts'
 import { kubeConfigCredentials } from '../../src/cluster/kubeconfig-credentials.ts'
 import type { WatchEvent } from '../../src/cluster/kube-api.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 
 export interface RecordedRequest {
   readonly path: string

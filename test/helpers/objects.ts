@@ -7,7 +7,7 @@ import type {
   AdmissionReviewRequest,
   Operation,
 } from '../../src/admission/review.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 
 export const RUNCONFIG_LABELS = {
   'toolhive.stacklok.io/component': 'run-config',

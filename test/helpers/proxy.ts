@@ -1,6 +1,6 @@
 /** Builders for ToolHive workloads, their RunConfig ConfigMaps and proxy Deployments, as the operator writes them. */
 
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import type { WorkloadKind } from '../../src/policy/kinds.ts'
 
 export const NAMESPACE = 'team'

@@ -8,7 +8,7 @@ import {
 } from '../../src/policy/content-checksum.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { isRefused } from '../../src/policy/result.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import {
   RUNCONFIG_LABELS as VECTOR_LABELS,
   VECTOR_CHECKSUM,

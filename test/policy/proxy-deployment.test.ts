@@ -1,7 +1,7 @@
 import t from 'tap'
 import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
 import { GENERATION_ENV, generationEnvEntry } from '../../src/policy/generation-env.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { mutateProxyDeployment } from '../../src/policy/proxy-deployment.ts'
 import type { ProxyDeploymentFacts } from '../../src/policy/proxy-deployment.ts'

@@ -4,9 +4,9 @@ import {
   formatViolation,
   renderWarnings,
 } from '../../src/policy/messages/render.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
-import { jsonEqual } from '../../src/policy/kube.ts'
-import { parseFieldPath, valueAtPath } from '../../src/policy/object-path.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
+import { jsonEqual } from '../../src/policy/kube/object.ts'
+import { parseFieldPath, valueAtPath } from '../../src/policy/kube/object-path.ts'
 import { ratchet } from '../../src/policy/ratchet.ts'
 import type { ValidationInput } from '../../src/policy/result.ts'
 import { validateWebhookConfig } from '../../src/policy/webhook-config.ts'

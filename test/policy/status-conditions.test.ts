@@ -1,6 +1,6 @@
 import t from 'tap'
 import { MESSAGE_LIMITS, formatViolations } from '../../src/policy/messages/render.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import {
   MAX_CONDITION_MESSAGE_BYTES,
   desiredStatus,

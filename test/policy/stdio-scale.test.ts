@@ -4,7 +4,7 @@
  */
 
 import t from 'tap'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { isRefused } from '../../src/policy/result.ts'
 import { capStdioScale } from '../../src/policy/stdio-scale.ts'
 import type { ScaleFacts } from '../../src/policy/stdio-scale.ts'

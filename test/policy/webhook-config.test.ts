@@ -5,7 +5,7 @@ import {
   formatViolations,
   renderWarnings,
 } from '../../src/policy/messages/render.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import type { ValidationInput } from '../../src/policy/result.ts'
 import {
   AT_LEAST_ONE_WEBHOOK,

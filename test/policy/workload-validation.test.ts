@@ -4,7 +4,7 @@ import {
   formatViolation,
   renderWarnings,
 } from '../../src/policy/messages/render.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 import type { ValidationInput } from '../../src/policy/result.ts'
 import { MCPSERVER_MESSAGES, validateWorkload } from '../../src/policy/workload-validation.ts'
 import type { WorkloadFacts } from '../../src/policy/workload-validation.ts'

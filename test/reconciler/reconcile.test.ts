@@ -7,7 +7,7 @@
 import t from 'tap'
 import pino from 'pino'
 import { createReconcile } from '../../src/reconciler/reconcile.ts'
-import type { KubeObject } from '../../src/policy/kube.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
 
 type Any = Record<string, any>
 const NOW = '2026-11-23T10:00:00Z'

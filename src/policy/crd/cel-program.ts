@@ -22,7 +22,7 @@ import type { CelResult } from '@bufbuild/cel'
 import { strings } from '@bufbuild/cel/ext'
 import { create } from '@bufbuild/protobuf'
 import { DurationSchema } from '@bufbuild/protobuf/wkt'
-import { parseGoDuration } from '../go-duration.ts'
+import { parseGoDuration } from '../go/duration.ts'
 
 /**
  * `duration(string)` as cel-go reads it: Go's time.ParseDuration (CEL-ES takes `''` for zero),

@@ -8,7 +8,7 @@
  * is: `spec.proxyReadTimeout: Invalid value: "-1s": …`).
  */
 
-import { isRecord } from '../kube.ts'
+import { isRecord } from '../kube/object.ts'
 import { violation } from '../messages/field-errors.ts'
 import type { FieldViolation } from '../messages/field-errors.ts'
 import { celString, isCelError } from './cel-program.ts'

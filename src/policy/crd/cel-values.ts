@@ -5,8 +5,8 @@
  * `x__dash__y`, a reserved word `namespace` is `__namespace__`); map keys are kept as they are.
  */
 
-import { isRecord } from '../kube.ts'
-import type { JsonObject } from '../kube.ts'
+import { isRecord } from '../kube/object.ts'
+import type { JsonObject } from '../kube/object.ts'
 import { itemsOf, mapValuesOf, propertiesOf, typeOf } from './structural.ts'
 import type { Schema } from './structural.ts'
 

@@ -7,8 +7,8 @@
  */
 
 import type { ValidateFunction } from 'ajv'
-import { groupOf } from '../kube.ts'
-import type { JsonObject, KubeObject } from '../kube.ts'
+import { groupOf } from '../kube/object.ts'
+import type { JsonObject, KubeObject } from '../kube/object.ts'
 import { violation } from '../messages/field-errors.ts'
 import type { FieldViolation, ViolationType } from '../messages/field-errors.ts'
 import { celViolations } from './cel-validate.ts'

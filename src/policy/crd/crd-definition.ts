@@ -6,8 +6,8 @@
  * CRD, the version and the rule.
  */
 
-import { isRecord } from '../kube.ts'
-import type { KubeObject } from '../kube.ts'
+import { isRecord } from '../kube/object.ts'
+import type { KubeObject } from '../kube/object.ts'
 import { compileRules, RuleCompileError } from './cel-rules.ts'
 import type { RuleNode } from './cel-rules.ts'
 import type { Schema } from './structural.ts'

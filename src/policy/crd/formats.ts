@@ -4,8 +4,8 @@
  * left unchecked (see UNCHECKED in schema-compile.ts), where the API server would check it.
  */
 
-import { parseGoDuration } from '../go-duration.ts'
-import { parseGoUrl } from '../go-url.ts'
+import { parseGoDuration } from '../go/duration.ts'
+import { parseGoUrl } from '../go/url.ts'
 
 const INT32 = 2 ** 31
 /** int64 bounds as JSON numbers can hold them: beyond 2^53 the file loader already refused. */

@@ -6,8 +6,8 @@
  * result is a new value; the input is never changed.
  */
 
-import { isRecord } from '../kube.ts'
-import type { JsonObject } from '../kube.ts'
+import { isRecord } from '../kube/object.ts'
+import type { JsonObject } from '../kube/object.ts'
 import { isEmbedded, itemsOf, mapValuesOf, preservesUnknown, propertiesOf } from './structural.ts'
 import type { Schema } from './structural.ts'
 

@@ -7,8 +7,8 @@
  */
 
 import type { ErrorObject } from 'ajv'
-import { goQuote } from '../go-quote.ts'
-import { isRecord } from '../kube.ts'
+import { goQuote } from '../go/quote.ts'
+import { isRecord } from '../kube/object.ts'
 import { violation } from '../messages/field-errors.ts'
 import type { FieldViolation } from '../messages/field-errors.ts'
 import { INTEGER_FORMATS } from './formats.ts'

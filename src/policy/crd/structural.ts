@@ -4,8 +4,8 @@
  * each read defensively from the CRD's JSON.
  */
 
-import { isRecord } from '../kube.ts'
-import type { JsonObject } from '../kube.ts'
+import { isRecord } from '../kube/object.ts'
+import type { JsonObject } from '../kube/object.ts'
 
 /** One `x-kubernetes-validations` entry. */
 export interface ValidationRule {

@@ -5,8 +5,8 @@
  * names its `apiVersion` and `kind`.
  */
 
-import { isRecord } from '../kube.ts'
-import type { JsonObject } from '../kube.ts'
+import { isRecord } from '../kube/object.ts'
+import type { JsonObject } from '../kube/object.ts'
 import { violation } from '../messages/field-errors.ts'
 import type { FieldViolation } from '../messages/field-errors.ts'
 import { EXT, isEmbedded, itemsOf, mapValuesOf, propertiesOf } from './structural.ts'

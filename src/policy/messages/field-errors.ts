@@ -4,7 +4,7 @@
  * value and a detail. They are plain values; render.ts turns them into the words users read.
  */
 
-import { goQuote } from '../go-quote.ts'
+import { goQuote } from '../go/quote.ts'
 
 export type ViolationType =
   | 'FieldValueRequired'

@@ -18,8 +18,8 @@
  * message or warning can start a new line or drive a terminal.
  */
 
-import { utf8Length } from '../go-bytes.ts'
-import { escapeRune, runeOf } from '../go-quote.ts'
+import { utf8Length } from '../go/bytes.ts'
+import { escapeRune, runeOf } from '../go/quote.ts'
 import type { FieldViolation, ViolationType } from './field-errors.ts'
 import { REDACTED, isSecretName, redactText, redactValue } from './redact.ts'
 

@@ -1,7 +1,7 @@
 // CRD input that evaluation cannot use is refused with the CRD, version and rule named.
 import t from 'tap'
 import { CrdInputError, readCrd } from '../../../src/policy/crd/crd-definition.ts'
-import type { KubeObject } from '../../../src/policy/kube.ts'
+import type { KubeObject } from '../../../src/policy/kube/object.ts'
 
 function crd(version: Record<string, unknown>): KubeObject {
   return {

@@ -3,7 +3,7 @@
  * words kube-apiserver v1.37.2 answered for each (read from the API server, not inferred).
  */
 
-import type { KubeObject } from '../../../src/policy/kube.ts'
+import type { KubeObject } from '../../../src/policy/kube/object.ts'
 
 const rules = [
   { rule: "!has(self.a) || self.a != 'fp'", message: 'a must not be fp', fieldPath: '.a' },

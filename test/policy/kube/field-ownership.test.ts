@@ -3,7 +3,7 @@ import {
   conditionTypesOwnedByOthers,
   conditionTypesToLeave,
   conflictingConditionTypes,
-} from '../../src/policy/field-ownership.ts'
+} from '../../../src/policy/kube/field-ownership.ts'
 
 const SELF = 'mcp-admission-status'
 const condition = (...fields: string[]) =>

@@ -3,7 +3,7 @@
  * `metadata.annotations[a.b/c]`) in untrusted JSON, and compares JSON values structurally.
  */
 
-import { isRecord } from './kube.ts'
+import { isRecord } from './object.ts'
 
 /** The value at `path`: `{ value: undefined }` when absent, `undefined` when the path is malformed. */
 export function valueAtPath(root: unknown, path: string): { readonly value: unknown } | undefined {

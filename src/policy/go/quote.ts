@@ -5,8 +5,8 @@
  * \uHHHH or \UHHHHHHHH; bytes that are not UTF-8 as \xHH.
  */
 
-import { RUNE_ERROR, decodeRune } from './go-bytes.ts'
-import { isGoPrintable } from './go-printable.ts'
+import { RUNE_ERROR, decodeRune } from './bytes.ts'
+import { isGoPrintable } from './printable.ts'
 
 const SHORT_ESCAPES: Record<number, string> = {
   0x07: '\\a',
@@ -39,7 +39,7 @@ export function goQuote(text: string): string {
   return `${out}"`
 }
 
-/** strconv.Quote of a byte string (see go-bytes.ts): invalid UTF-8 bytes become \\xHH. */
+/** strconv.Quote of a byte string (see bytes.ts): invalid UTF-8 bytes become \\xHH. */
 export function goQuoteBytes(bytes: string): string {
   let out = '"'
   for (let i = 0; i < bytes.length;) {

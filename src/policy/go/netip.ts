@@ -1,10 +1,10 @@
 /**
  * A port of Go's netip.ParseAddr (Go 1.26), which net/url applies to a bracketed host
- * (`https://[fe80::1%25en0]:8443`). Runs on a byte string (go-bytes.ts); errors carry Go's
+ * (`https://[fe80::1%25en0]:8443`). Runs on a byte string (bytes.ts); errors carry Go's
  * wording. Only what url.Parse needs is returned: whether the address is IPv4.
  */
 
-import { goQuoteBytes } from './go-quote.ts'
+import { goQuoteBytes } from './quote.ts'
 
 type GoAddrResult =
   { readonly ok: true; readonly is4: boolean } | { readonly ok: false; readonly error: string }

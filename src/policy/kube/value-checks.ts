@@ -4,8 +4,8 @@
  * object`), as the API server does, so a huge or deeply nested value never ends up in a message.
  */
 
-import { violation } from './messages/field-errors.ts'
-import type { FieldViolation } from './messages/field-errors.ts'
+import { violation } from '../messages/field-errors.ts'
+import type { FieldViolation } from '../messages/field-errors.ts'
 
 type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { parseGoDuration } from '../../src/policy/go-duration.ts'
+import { parseGoDuration } from '../../../src/policy/go/duration.ts'
 
 const SECOND = 1_000_000_000n
 const MINUTE = 60n * SECOND

@@ -1,8 +1,8 @@
 import t from 'tap'
-import { goHostname, parseGoRequestUri, parseGoUrl } from '../../src/policy/go-url.ts'
-import type { GoUrlResult } from '../../src/policy/go-url.ts'
-import { GO_URL_CASES, SAME } from './go-url-cases.ts'
-import type { GoVerdict } from './go-url-cases.ts'
+import { goHostname, parseGoRequestUri, parseGoUrl } from '../../../src/policy/go/url.ts'
+import type { GoUrlResult } from '../../../src/policy/go/url.ts'
+import { GO_URL_CASES, SAME } from './url-cases.ts'
+import type { GoVerdict } from './url-cases.ts'
 
 /** A result in the shape of the table: the error, or the non-empty fields. */
 function verdict(result: GoUrlResult): GoVerdict {

@@ -1,8 +1,8 @@
 /** Kubernetes name and key syntax (apimachinery's IsDNS1123Subdomain) and Secret key references. */
 
-import { violation } from './messages/field-errors.ts'
-import type { FieldViolation } from './messages/field-errors.ts'
-import { isRecord } from './kube.ts'
+import { violation } from '../messages/field-errors.ts'
+import type { FieldViolation } from '../messages/field-errors.ts'
+import { isRecord } from './object.ts'
 import { checkRequiredString, isSet, wrongType } from './value-checks.ts'
 
 const DNS1123_SUBDOMAIN_MAX = 253

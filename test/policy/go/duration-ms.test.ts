@@ -1,5 +1,5 @@
 import t from 'tap'
-import { parseDuration } from '../../src/policy/duration.ts'
+import { parseDuration } from '../../../src/policy/go/duration.ts'
 
 t.test('Go durations', async (t) => {
   const cases: [string, number | undefined][] = [

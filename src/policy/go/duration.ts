@@ -5,7 +5,7 @@
  * μs (U+03BC), ms, s, m or h. The result must fit int64 nanoseconds. Errors carry Go's wording.
  */
 
-import { toGoBytes } from './go-bytes.ts'
+import { toGoBytes } from './bytes.ts'
 
 type GoDurationResult =
   | { readonly ok: true; readonly nanoseconds: bigint }
@@ -128,3 +128,13 @@ function timeQuote(text: string): string {
 
 /** Printable ASCII and DEL, but `"` and `\`. */
 const PLAIN_RUN = /[ !#-[\]-\x7f]+/y
+
+/**
+ * Milliseconds, or undefined when `text` is not a non-negative Go duration: the form our own
+ * duration flags and a webhook's `timeout` take.
+ */
+export function parseDuration(text: string): number | undefined {
+  const parsed = parseGoDuration(text)
+  if (!parsed.ok || parsed.nanoseconds < 0n) return undefined
+  return Number(parsed.nanoseconds) / 1e6
+}

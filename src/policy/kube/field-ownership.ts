@@ -9,7 +9,7 @@
  * part it set is a part our write could undo.
  */
 
-import { isRecord } from './kube.ts'
+import { isRecord } from './object.ts'
 
 /** The fields of a condition the reconciler writes, as managedFields name them. */
 const WRITTEN_FIELDS = ['f:type', 'f:status', 'f:reason', 'f:message', 'f:lastTransitionTime']

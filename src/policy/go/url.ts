@@ -3,13 +3,13 @@
  * a webhook URL is "a URL" here exactly when it is one to ToolHive: its operator validates
  * MCPWebhookConfig URLs with url.ParseRequestURI (as the API server does for `format: uri`) and
  * its proxy calls them through http.NewRequest, which uses url.Parse. Runs on the UTF-8 bytes
- * (go-bytes.ts) so that excerpts in errors match Go's; errors carry Go's wording without the
+ * (bytes.ts) so that excerpts in errors match Go's; errors carry Go's wording without the
  * `parse "<url>": ` prefix (a field error shows the value already).
  */
 
-import { fromGoBytes, toGoBytes } from './go-bytes.ts'
-import { parseGoAddr } from './go-netip.ts'
-import { goQuoteBytes } from './go-quote.ts'
+import { fromGoBytes, toGoBytes } from './bytes.ts'
+import { parseGoAddr } from './netip.ts'
+import { goQuoteBytes } from './quote.ts'
 
 interface GoUrl {
   /** Lower-cased, as Go stores it; empty for a relative reference. */

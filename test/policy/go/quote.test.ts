@@ -1,6 +1,6 @@
 import t from 'tap'
-import { goQuote, goQuoteBytes } from '../../src/policy/go-quote.ts'
-import { isGoPrintable } from '../../src/policy/go-printable.ts'
+import { goQuote, goQuoteBytes } from '../../../src/policy/go/quote.ts'
+import { isGoPrintable } from '../../../src/policy/go/printable.ts'
 
 t.test("strconv.Quote: the cases of Go's strconv/quote_test.go (quotetests)", async (t) => {
   const cases: [string, string][] = [

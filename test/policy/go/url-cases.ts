@@ -1,5 +1,5 @@
 /**
- * Go 1.26.8's own verdicts on URLs, to pin the port in src/policy/go-url.ts. Inputs: every parse
+ * Go 1.26.8's own verdicts on URLs, to pin the port in src/policy/go/url.ts. Inputs: every parse
  * case of $GOROOT/src/net/url/url_test.go (urltests, parseRequestURLTests, TestParseErrors,
  * TestRejectControlCharacters, TestInvalidUserPassword), the URLs of issue 17, and edge cases read
  * off url.go. Expected values: what url.Parse and url.ParseRequestURI returned for each input,
