@@ -14,7 +14,6 @@ import { KubeApiError } from './kube-api.ts'
 import type { KubeApi, WatchEvent } from './kube-api.ts'
 import { apiVersionOf, resourcePath } from './resources.ts'
 import type { ViewResource } from './resources.ts'
-import { errorMessage } from '../policy/messages/render.ts'
 
 /**
  * Where a reflector puts what it sees. The store decides what it keeps: every object the reflector
@@ -125,7 +124,7 @@ export class Reflector {
         this.#onError(error)
         const delayMs = Math.round(backoffDelay(failures, this.#options.backoff, BACKOFF_JITTER))
         this.#logger.warn(
-          { err: errorMessage(error), failures, retryInMs: delayMs },
+          { err: error, failures, retryInMs: delayMs },
           'list/watch failed; retrying',
         )
         await sleep(delayMs, undefined, { signal: this.#abort.signal }).catch(() => undefined)

@@ -13,7 +13,7 @@ import { LeaderElector } from './leader-election.ts'
 import type { LeaderElectionConfig } from './leader-election.ts'
 import { KeyQueue } from './queue.ts'
 import { RECONCILED_KINDS, createReconcile } from './reconcile.ts'
-import { errorMessage } from '../policy/messages/render.ts'
+import type { ReconcileOutcome } from './reconcile.ts'
 
 interface Reconciler {
   readonly isLeader: () => boolean
@@ -30,7 +30,7 @@ export function startReconciler(deps: {
   const logger = deps.logger.child({ component: 'reconciler' })
   const { metrics, view } = deps
   const elector = new LeaderElector(deps.api, deps.election, deps.logger)
-  let active: { queue: KeyQueue; unsubscribe: () => void } | undefined
+  let active: { queue: KeyQueue<ReconcileOutcome>; unsubscribe: () => void } | undefined
 
   const stopQueue = async () => {
     const current = active
@@ -43,19 +43,13 @@ export function startReconciler(deps: {
   elector.start({
     onStartedLeading(signal) {
       metrics.reconcilerLeader.set(1)
-      const queue = new KeyQueue({
-        onResult: (key, outcome, ms) => {
+      const queue = new KeyQueue<ReconcileOutcome>({
+        onResult: (key, report, ms) => {
           const kind = key.split('/')[0] ?? ''
-          const failed =
-            outcome instanceof Error ||
-            (typeof outcome === 'object' &&
-              outcome !== null &&
-              'result' in outcome &&
-              outcome.result === 'retry')
+          const failed = report.result === 'retry' || report.result === 'threw'
           metrics.reconciles.inc({ kind, result: failed ? 'error' : 'done' })
           metrics.reconcileSeconds.observe({ kind }, ms / 1000)
-          if (failed)
-            logger.warn({ key, err: describeFailure(outcome) }, 'reconcile failed; will retry')
+          if (failed) logger.warn({ key, err: report.error }, 'reconcile failed; will retry')
           metrics.reconcilerQueueDepth.set(queue.depth)
         },
       })
@@ -95,9 +89,4 @@ export function startReconciler(deps: {
       await elector.stop()
     },
   }
-}
-
-function describeFailure(outcome: unknown): string {
-  if (outcome instanceof Error) return outcome.message
-  return errorMessage((outcome as { error?: unknown }).error)
 }

@@ -20,7 +20,6 @@ import { boundedSignal, systemClock } from './election-clock.ts'
 import type { ElectionClock } from './election-clock.ts'
 import { kubeLeaseStore, microTime } from './lease-store.ts'
 import type { Lease, LeaseSpec, LeaseStore, LeaseWrite } from './lease-store.ts'
-import { errorMessage } from '../policy/messages/render.ts'
 
 export interface LeaderElectionConfig {
   readonly namespace: string
@@ -174,8 +173,7 @@ export class LeaderElector {
     const attempt = await this.#tryAcquireOrRenew(bounded.signal, term !== undefined)
       .catch((error: unknown) => {
         // Requests cut short by stop() are expected, not worth a warning.
-        if (!this.#stopped.signal.aborted)
-          this.#logger.warn({ err: errorMessage(error) }, 'lease update failed')
+        if (!this.#stopped.signal.aborted) this.#logger.warn({ err: error }, 'lease update failed')
         return NOT_HELD
       })
       .finally(bounded.dispose)
@@ -315,7 +313,7 @@ export class LeaderElector {
       return this.#leases.update(this.#released(current), bounded.signal)
     }
     const write = await attempt()
-      .catch((error: unknown) => ({ outcome: 'failed' as const, err: errorMessage(error) }))
+      .catch((error: unknown) => ({ outcome: 'failed' as const, err: error }))
       .finally(bounded.dispose)
     if (write.outcome === 'written') this.#logger.info('lease released')
     else if (write.outcome !== 'not-ours')

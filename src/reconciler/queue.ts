@@ -7,22 +7,28 @@
 import { backoffDelay } from '../cluster/backoff.ts'
 import type { Backoff } from '../cluster/backoff.ts'
 
-export type ReconcileOutcome =
-  { readonly result: 'done' } | { readonly result: 'retry'; readonly error?: unknown }
+/** What a run came to: `retry` runs the key again after a backoff; any other result settles it. */
+export interface RunOutcome {
+  readonly result: string
+}
+
+/** What the queue reports of a run: its outcome, or `threw` (also for a run that returned none). */
+export type RunReport<O extends RunOutcome> =
+  O | { readonly result: 'threw'; readonly error: unknown }
 
 /** Reconciles one key. The signal aborts when the queue stops, so slow calls can give up early. */
-type Reconcile = (key: string, signal: AbortSignal) => Promise<ReconcileOutcome>
+type Reconcile<O extends RunOutcome> = (key: string, signal: AbortSignal) => Promise<O>
 
-interface KeyQueueOptions {
+interface KeyQueueOptions<O extends RunOutcome> {
   /** Keys reconciled at the same time (default 2). */
   readonly concurrency?: number
   /** Delay before retry n is `initialMs × 2^(n-1)`, at most `maxMs` (default 100 ms → 60 s). */
   readonly backoff?: Backoff
   /**
-   * Called after every run with the outcome, or the thrown value when reconcile threw; `ms` is how
-   * long it ran; `retryInMs` is the backoff when a retry was scheduled for later.
+   * Called after every run with its report; `ms` is how long it ran; `retryInMs` is the backoff
+   * when a retry was scheduled for later.
    */
-  readonly onResult?: (key: string, outcome: unknown, ms: number, retryInMs?: number) => void
+  readonly onResult?: (key: string, report: RunReport<O>, ms: number, retryInMs?: number) => void
   /** Schedules and cancels retries (default: the real timers); tests pass their own clock. */
   readonly timers?: RetryTimers
 }
@@ -45,10 +51,10 @@ const DEFAULT_CONCURRENCY = 2
 /** setTimeout's largest delay; a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647
 
-export class KeyQueue {
+export class KeyQueue<O extends RunOutcome = RunOutcome> {
   readonly #concurrency: number
   readonly #backoff: Backoff
-  readonly #onResult: KeyQueueOptions['onResult']
+  readonly #onResult: KeyQueueOptions<O>['onResult']
   readonly #timers: RetryTimers
   /** Keys ready to run, in arrival order; `#queued` mirrors it for deduplication. */
   readonly #ready: string[] = []
@@ -60,10 +66,10 @@ export class KeyQueue {
   readonly #retryTimers = new Map<string, unknown>()
   readonly #idleWaiters: (() => void)[] = []
   readonly #abort = new AbortController()
-  #reconcile: Reconcile | undefined
+  #reconcile: Reconcile<O> | undefined
   #stopped = false
 
-  constructor(options: KeyQueueOptions = {}) {
+  constructor(options: KeyQueueOptions<O> = {}) {
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
     const backoff = options.backoff ?? DEFAULT_BACKOFF
     if (!Number.isSafeInteger(concurrency) || concurrency < 1)
@@ -95,7 +101,7 @@ export class KeyQueue {
   }
 
   /** Starts running keys, including those added before. Call once. */
-  start(reconcile: Reconcile): void {
+  start(reconcile: Reconcile<O>): void {
     if (this.#reconcile !== undefined || this.#stopped)
       throw new Error('KeyQueue.start: already started or stopped')
     this.#reconcile = reconcile
@@ -151,23 +157,22 @@ export class KeyQueue {
     if (this.#isIdle()) for (const resolve of this.#idleWaiters.splice(0)) resolve()
   }
 
-  async #run(key: string, reconcile: Reconcile): Promise<void> {
+  async #run(key: string, reconcile: Reconcile<O>): Promise<void> {
     const started = performance.now()
-    let outcome: unknown
-    let done = false
-    try {
-      const result = await reconcile(key, this.#abort.signal)
-      outcome = result
-      // Anything but an explicit 'done' retries: a malformed outcome must not lose the key.
-      done = (result as { result?: unknown } | undefined)?.result === 'done'
-    } catch (error: unknown) {
-      outcome = error
-    }
+    const report = await reconcile(key, this.#abort.signal).then(
+      (outcome): RunReport<O> =>
+        // A run that returned no outcome must not lose the key: it counts as having thrown.
+        typeof (outcome as Partial<O> | undefined)?.result === 'string'
+          ? outcome
+          : { result: 'threw', error: new TypeError('reconcile returned no outcome') },
+      (error: unknown) => ({ result: 'threw' as const, error }),
+    )
     const ms = performance.now() - started
     this.#running.delete(key)
-    const retryInMs = this.#settle(key, done)
+    const settled = report.result !== 'retry' && report.result !== 'threw'
+    const retryInMs = this.#settle(key, settled)
     try {
-      this.#onResult?.(key, outcome, ms, retryInMs)
+      this.#onResult?.(key, report, ms, retryInMs)
     } catch {
       // An observer (logging, metrics) must not wedge the queue; the outcome is already settled.
     }

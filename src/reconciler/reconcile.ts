@@ -1,18 +1,23 @@
 /**
- * reconcile(key): decide from the cached object whether any of this controller's conditions is
- * missing or stale (policy/status-conditions.ts); only then read the object live, with its
- * managedFields, and apply the conditions that are the reconciler's to write (absent, or wholly
- * its own: policy/kube/field-ownership.ts). A condition the operator writes itself is left to it, so
- * beside an operator that manages these conditions nothing is written; beside one that does not,
- * they are stamped. A conflict on apply (an owner appeared between the read and the write) drops
- * the named conditions and tries again.
+ * reconcile(key), in three named steps with one outcome value:
+ * 1. `staleTarget`: from the cached object, is any of this controller's conditions missing or
+ *    stale (policy/status-conditions.ts)? Most keys end here, without a request.
+ * 2. `readLive` + `planConditions`: read the object live, with its managedFields, and keep the
+ *    conditions that are the reconciler's to write (absent, or wholly its own:
+ *    policy/kube/field-ownership.ts). A condition the operator writes itself is left to it, so
+ *    beside an operator that manages these conditions nothing is written; beside one that does
+ *    not, they are stamped.
+ * 3. `applyConditions`: server-side apply; a conflict (an owner appeared between the read and the
+ *    write) drops the named conditions and tries again.
  */
 
 import type { Logger } from 'pino'
 import type { KubeApi } from '../cluster/kube-api.ts'
 import type { KubeView } from '../cluster/kube-view.ts'
 import { VIEW_RESOURCES, resourcePath } from '../cluster/resources.ts'
+import type { ViewResource } from '../cluster/resources.ts'
 import { parseKeyString } from '../cluster/view.ts'
+import type { ObjectKey } from '../cluster/view.ts'
 import {
   conditionTypesClaimedBy,
   conditionTypesToLeave,
@@ -22,8 +27,9 @@ import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
 import type { ToolHiveKind } from '../policy/kinds.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 import { desiredStatus, mergeConditions, statusNeedsWrite } from '../policy/status-conditions.ts'
-import type { ReconcileOutcome } from './queue.ts'
+import type { DesiredStatus } from '../policy/status-conditions.ts'
 import { FIELD_MANAGER, applyStatus } from './status-client.ts'
 
 /** The kinds whose status this controller stamps: those with conditions in the kind table. */
@@ -31,11 +37,28 @@ export const RECONCILED_KINDS: readonly ToolHiveKind[] = TOOLHIVE_KIND_TABLE.fla
   entry.conditions.length > 0 ? [entry.kind] : [],
 )
 
+/**
+ * What one reconcile came to. `retry` runs the key again after a backoff (the queue's contract);
+ * every other result settles it until the object changes.
+ */
+export type ReconcileOutcome =
+  /** Nothing of ours to write: current already, gone, or every condition left to its owner. */
+  | { readonly result: 'unchanged' }
+  | { readonly result: 'written'; readonly conditions: readonly string[] }
+  /** Leadership ended: whether a write landed is the next leader's to find out. */
+  | { readonly result: 'abandoned' }
+  /** The API server refused the write itself (not a conflict): retrying would not help. */
+  | { readonly result: 'refused'; readonly reason: string }
+  | { readonly result: 'retry'; readonly error: Error }
+
 /** Conflicts in a row before giving up for now (each one drops at least one condition). */
 const MAX_CONFLICTS = 3
 
 /** How long one read or write may take: a stuck request must not hold the queue's worker. */
 const REQUEST_DEADLINE_MS = 5_000
+
+const UNCHANGED = { result: 'unchanged' } as const
+const ABANDONED = { result: 'abandoned' } as const
 
 interface ReconcileDeps {
   readonly api: Pick<KubeApi, 'get' | 'write'>
@@ -49,89 +72,135 @@ interface ReconcileDeps {
   readonly onYield?: (kind: string, conditionType: string) => void
 }
 
+/** A key whose cached object wants a status write. */
+interface Target {
+  readonly text: string
+  readonly key: ObjectKey & { readonly kind: ToolHiveKind }
+  readonly resource: ViewResource
+}
+
+/** The conditions to apply, and those to send back untouched. */
+interface ConditionPlan {
+  readonly current: unknown
+  /** Ours to write (desired, minus those another field manager owns). */
+  readonly own: DesiredStatus['conditions']
+  /** Left to another writer but still partly claimed by us: sent back exactly as they are. */
+  readonly kept: readonly unknown[]
+}
+
 export function createReconcile(deps: ReconcileDeps): (key: string) => Promise<ReconcileOutcome> {
   const now = deps.now ?? (() => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'))
   return async (text) => {
-    const key = parseKeyString(text, RECONCILED_KINDS)
-    const resource = VIEW_RESOURCES.find((candidate) => candidate.kind === key?.kind)
-    if (!key || !resource) return { result: 'done' }
-    // The cache has no managedFields: it only says whether a closer look is worth a read.
-    const cached = await deps.view.cached(key)
-    const wanted = cached && desiredStatus(cached)
-    if (!wanted || !statusNeedsWrite(cached.status, wanted)) return { result: 'done' }
-    // A function, not a property read: leadership can end during any await below.
-    const leading = () => !deps.leadership.aborted
-    if (!leading()) return { result: 'done' }
-
+    const target = await staleTarget(deps.view, text)
+    if (!target) return UNCHANGED
     // Each request ends when leadership does, or at its deadline.
     const bounded = () =>
       AbortSignal.any([deps.leadership, AbortSignal.timeout(REQUEST_DEADLINE_MS)])
-    let live: KubeObject | undefined
-    try {
-      live = await deps.api.get(resourcePath(resource, key), {}, bounded())
-    } catch (error) {
-      if (!leading()) return { result: 'done' }
-      return { result: 'retry', error: error instanceof Error ? error : new Error(String(error)) }
-    }
-    if (!live) return { result: 'done' }
-    const desired = desiredStatus(live)?.conditions ?? []
-    const current = isRecord(live.status) ? live.status.conditions : undefined
-    const yielded = conditionTypesToLeave(
-      live.metadata?.managedFields,
-      FIELD_MANAGER,
-      current,
-      desired,
-    )
-    let own = desired.filter((condition) => !yielded.has(condition.type))
-    for (const type of yielded) deps.onYield?.(key.kind, type)
-    // Conditions left to another writer but still partly claimed go back exactly as they are.
-    // (Not those named by a conflict below: their current values are not known.)
-    const claimed = conditionTypesClaimedBy(live.metadata?.managedFields, FIELD_MANAGER)
-    const kept = (Array.isArray(current) ? (current as unknown[]) : []).filter(
-      (condition) =>
-        isRecord(condition) &&
-        typeof condition.type === 'string' &&
-        yielded.has(condition.type) &&
-        claimed.has(condition.type),
-    )
+    if (leadershipLost(deps)) return ABANDONED
+    const read = await readLive(deps.api, target, bounded())
+    if (leadershipLost(deps)) return ABANDONED
+    if ('error' in read) return { result: 'retry', error: read.error }
+    if (!read.live) return UNCHANGED
+    const plan = planConditions(read.live)
+    for (const type of plan.yielded) deps.onYield?.(target.key.kind, type)
+    return applyConditions(deps, target, read.live, plan, now, bounded)
+  }
+}
 
-    for (let conflicts = 0; ; conflicts++) {
-      if (own.length === 0 || !statusNeedsWrite(live.status, { conditions: own }))
-        return { result: 'done' }
-      if (!leading()) return { result: 'done' }
-      const status = { conditions: [...mergeConditions(current, own, now()), ...kept] }
-      const outcome = await applyStatus(deps.api, resource, key, status, bounded())
-      // Abandoned with leadership: whether it landed is the next leader's to find out.
-      if (outcome.result === 'retry' && !leading()) return { result: 'done' }
-      switch (outcome.result) {
-        case 'written':
-          deps.onWrite?.(key.kind)
-          deps.logger.debug({ key: text, conditions: own.map((c) => c.type) }, 'status written')
-          return { result: 'done' }
-        case 'gone':
-          return { result: 'done' }
-        case 'conflict': {
-          const taken = conflictingConditionTypes(outcome.fields)
-          const before = own.length
-          own = own.filter((condition) => !taken.has(condition.type))
-          for (const type of taken) deps.onYield?.(key.kind, type)
-          // Nothing of ours was named, or conflicts keep coming: read again later.
-          if (own.length === before || conflicts + 1 >= MAX_CONFLICTS)
-            return {
-              result: 'retry',
-              error: new Error(`apply conflict on ${outcome.fields.join(', ')}`),
-            }
-          break
-        }
-        case 'retry':
-          return { result: 'retry', error: new Error(outcome.reason) }
-        case 'refused':
-          deps.logger.error(
-            { key: text, reason: outcome.reason },
-            'status write refused; not retrying',
-          )
-          return { result: 'done' }
+/** A function, not a property read: leadership can end during any await. */
+function leadershipLost(deps: Pick<ReconcileDeps, 'leadership'>): boolean {
+  return deps.leadership.aborted
+}
+
+/** Step 1: the key, when its cached object lacks a condition of ours or holds a stale one. */
+async function staleTarget(view: ReconcileDeps['view'], text: string): Promise<Target | undefined> {
+  const key = parseKeyString(text, RECONCILED_KINDS)
+  const resource = VIEW_RESOURCES.find((candidate) => candidate.kind === key?.kind)
+  if (!key || !resource) return undefined
+  // The cache has no managedFields: it only says whether a closer look is worth a read.
+  const cached = await view.cached(key)
+  const wanted = cached && desiredStatus(cached)
+  return wanted && statusNeedsWrite(cached.status, wanted) ? { text, key, resource } : undefined
+}
+
+/** Step 2a: the object as the API server holds it, managedFields included. */
+async function readLive(
+  api: ReconcileDeps['api'],
+  { key, resource }: Target,
+  signal: AbortSignal,
+): Promise<{ readonly live: KubeObject | undefined } | { readonly error: Error }> {
+  try {
+    return { live: await api.get(resourcePath(resource, key), {}, signal) }
+  } catch (error) {
+    return { error: error instanceof Error ? error : new Error(errorMessage(error)) }
+  }
+}
+
+/** Step 2b: which desired conditions are ours to write, and which we send back as they are. */
+function planConditions(live: KubeObject): ConditionPlan & { readonly yielded: Set<string> } {
+  const desired = desiredStatus(live)?.conditions ?? []
+  const current = isRecord(live.status) ? live.status.conditions : undefined
+  const managed = live.metadata?.managedFields
+  const yielded = conditionTypesToLeave(managed, FIELD_MANAGER, current, desired)
+  const claimed = conditionTypesClaimedBy(managed, FIELD_MANAGER)
+  // Not those a conflict names later: their current values are not known.
+  const kept = (Array.isArray(current) ? (current as unknown[]) : []).filter(
+    (condition) =>
+      isRecord(condition) &&
+      typeof condition.type === 'string' &&
+      yielded.has(condition.type) &&
+      claimed.has(condition.type),
+  )
+  const own = desired.filter((condition) => !yielded.has(condition.type))
+  return { current, own, kept, yielded }
+}
+
+/** Step 3: apply our conditions; a conflict hands the named ones over and tries again. */
+async function applyConditions(
+  deps: ReconcileDeps,
+  { text, key, resource }: Target,
+  live: KubeObject,
+  plan: ConditionPlan,
+  now: () => string,
+  bounded: () => AbortSignal,
+): Promise<ReconcileOutcome> {
+  let own = plan.own
+  for (let conflicts = 0; ; conflicts++) {
+    if (own.length === 0 || !statusNeedsWrite(live.status, { conditions: own })) return UNCHANGED
+    if (leadershipLost(deps)) return ABANDONED
+    const status = { conditions: [...mergeConditions(plan.current, own, now()), ...plan.kept] }
+    const outcome = await applyStatus(deps.api, resource, key, status, bounded())
+    if (outcome.result === 'retry' && leadershipLost(deps)) return ABANDONED
+    switch (outcome.result) {
+      case 'written': {
+        const conditions = own.map((c) => c.type)
+        deps.onWrite?.(key.kind)
+        deps.logger.debug({ key: text, conditions }, 'status written')
+        return { result: 'written', conditions }
       }
+      case 'gone':
+        return UNCHANGED
+      case 'conflict': {
+        const taken = conflictingConditionTypes(outcome.fields)
+        const before = own.length
+        own = own.filter((condition) => !taken.has(condition.type))
+        for (const type of taken) deps.onYield?.(key.kind, type)
+        // Nothing of ours was named, or conflicts keep coming: read again later.
+        if (own.length === before || conflicts + 1 >= MAX_CONFLICTS)
+          return {
+            result: 'retry',
+            error: new Error(`apply conflict on ${outcome.fields.join(', ')}`),
+          }
+        break
+      }
+      case 'retry':
+        return { result: 'retry', error: new Error(outcome.reason) }
+      case 'refused':
+        deps.logger.error(
+          { key: text, reason: outcome.reason },
+          'status write refused; not retrying',
+        )
+        return { result: 'refused', reason: outcome.reason }
     }
   }
 }

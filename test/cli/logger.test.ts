@@ -2,7 +2,7 @@ import t from 'tap'
 import { Writable } from 'node:stream'
 import { createLogger } from '../../src/cli/logger.ts'
 
-function capture() {
+function capture(level: 'debug' | 'info' = 'debug') {
   const chunks: string[] = []
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -16,7 +16,7 @@ function capture() {
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => JSON.parse(line) as Record<string, unknown>)
-  return { logger: createLogger('debug', sink), lines, text: () => chunks.join('') }
+  return { logger: createLogger(level, sink), lines, text: () => chunks.join('') }
 }
 
 t.test('whatever is logged, no secret and no unbounded string is written', async (t) => {
@@ -96,3 +96,30 @@ t.test('rendered fields keep their meaning', async (t) => {
   plain.logger.info({ count: 2 }, 'server URL https://REDACTED@h')
   t.match(plain.lines()[0], { count: 2, msg: 'server URL https://REDACTED@h' })
 })
+
+t.test(
+  "errors through pino's serializer: causes and codes kept, the stack only at debug",
+  async (t) => {
+    const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), {
+      code: 'ECONNREFUSED',
+    })
+    const error = Object.assign(new Error('cannot list mcpservers', { cause }), { status: 503 })
+    for (const level of ['info', 'debug'] as const) {
+      const { logger, lines } = capture(level)
+      logger.warn({ err: error, retryInMs: 250 }, 'list/watch failed; retrying')
+      const [line] = lines()
+      t.match(
+        line?.['err'],
+        {
+          type: 'Error',
+          message: 'cannot list mcpservers: connect ECONNREFUSED 127.0.0.1:6443',
+          status: 503,
+        },
+        `${level}: the cause is part of the message, own properties are fields`,
+      )
+      const stack = (line?.['err'] as Record<string, unknown> | undefined)?.['stack']
+      if (level === 'debug') t.match(stack, /^Error: cannot list mcpservers\n[^]*caused by: Error/)
+      else t.equal(stack, undefined, 'no stack at info')
+    }
+  },
+)

@@ -652,8 +652,11 @@ t.test('renewals failing with time left before the deadline keep leadership', as
   )
   t.ok(
     logs.some(
-      (line) => line['msg'] === 'lease update failed' && line['err'] === 'connection reset',
+      (line) =>
+        line['msg'] === 'lease update failed' &&
+        (line['err'] as Record<string, unknown> | undefined)?.['message'] === 'connection reset',
     ),
+    'the error is logged as an error (pino serializes it), not as a string',
   )
 })
 

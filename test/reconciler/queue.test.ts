@@ -2,10 +2,10 @@
 // never elapsed times, so a loaded machine cannot make it flaky.
 import t from 'tap'
 import { KeyQueue } from '../../src/reconciler/queue.ts'
-import type { ReconcileOutcome, RetryTimers } from '../../src/reconciler/queue.ts'
+import type { RunOutcome, RetryTimers } from '../../src/reconciler/queue.ts'
 
-const DONE: ReconcileOutcome = { result: 'done' }
-const RETRY: ReconcileOutcome = { result: 'retry', error: new Error('conflict') }
+const DONE: RunOutcome = { result: 'done' }
+const RETRY: RunOutcome = { result: 'retry' }
 
 interface Deferred<T = void> {
   readonly promise: Promise<T>
@@ -183,7 +183,11 @@ t.test('failures back off exponentially, capped, and reset after success', async
   queue.add('a')
   await finished.promise
   t.same(delays, [1, 2, 4, 4, undefined], 'doubling from 1 ms, capped at 4 ms, none after done')
-  t.type(outcomes[1], Error, 'a thrown error is reported and retried like a retry outcome')
+  t.match(
+    outcomes[1],
+    { result: 'threw', error: { message: 'boom' } },
+    'a thrown error is reported as `threw` and retried like a retry outcome',
+  )
   queue.add('a')
   await secondRoundDone.promise
   t.same(delays.slice(5), [1, undefined], 'the count restarted after success')
@@ -193,16 +197,21 @@ t.test('failures back off exponentially, capped, and reset after success', async
 
 t.test('a malformed outcome retries rather than losing the key', async (t) => {
   const second = deferred()
+  const reports: unknown[] = []
   let call = 0
-  const queue = new KeyQueue({ backoff: { initialMs: 1, maxMs: 1 } })
+  const queue = new KeyQueue({
+    backoff: { initialMs: 1, maxMs: 1 },
+    onResult: (_key, report) => reports.push(report),
+  })
   queue.start(async () => {
     call++
     if (call === 2) second.resolve()
-    return (call === 1 ? undefined : DONE) as unknown as ReconcileOutcome
+    return (call === 1 ? undefined : DONE) as unknown as RunOutcome
   })
   queue.add('a')
   await second.promise
   t.equal(call, 2)
+  t.match(reports[0], { result: 'threw', error: { message: 'reconcile returned no outcome' } })
   await queue.stop()
 })
 

@@ -110,7 +110,7 @@ t.test('beside an operator that owns the condition: no write at all', async (t) 
   const object = vmcp({ conditions: [OPERATOR_CONDITION] }, [OPERATOR_OWNS])
   const fake = fakeApi(object)
   const { run, yielded } = reconcileWith(object, fake)
-  t.same(await run(), { result: 'done' })
+  t.same(await run(), { result: 'unchanged' })
   t.equal(fake.writes.length, 0, 'no write')
   t.same(yielded, ['SessionStorageWarning'], 'counted as left to its owner')
 })
@@ -119,7 +119,7 @@ t.test('where no one else writes it: stamped by apply without force', async (t) 
   const object = vmcp()
   const fake = fakeApi(object)
   const { run } = reconcileWith(object, fake)
-  t.same(await run(), { result: 'done' })
+  t.same(await run(), { result: 'written', conditions: ['SessionStorageWarning'] })
   t.equal(fake.writes.length, 1)
   const [write] = fake.writes
   t.equal(
@@ -219,7 +219,7 @@ t.test('a conflict drops the named condition and leaves it to its owner', async 
   }
   const fake = fakeApi(server, [conflict])
   const { run, yielded } = reconcileWith(server, fake, { key: 'MCPServer/team/vmcp' })
-  t.same(await run(), { result: 'done' })
+  t.same(await run(), { result: 'written', conditions: ['SessionStorageWarning'] })
   t.equal(fake.writes.length, 2, 'the first apply, then one without the conflicting condition')
   t.same(
     fake.writes.map((w) => w.body['status'].conditions.map((c: Any) => c.type)),
@@ -233,7 +233,9 @@ t.test('no write once leadership is lost, and a failed read is retried', async (
   const lost = new AbortController()
   lost.abort()
   const fake = fakeApi(object)
-  await reconcileWith(object, fake, { leadership: lost.signal }).run()
+  t.same(await reconcileWith(object, fake, { leadership: lost.signal }).run(), {
+    result: 'abandoned',
+  })
   t.equal(fake.writes.length + fake.reads, 0)
 
   const failing = reconcileWith(object, {
@@ -245,6 +247,13 @@ t.test('no write once leadership is lost, and a failed read is retried', async (
     },
   })
   t.match(await failing.run(), { result: 'retry', error: { message: 'connection refused' } })
+})
+
+t.test('a write the API server refuses is reported as refused, not retried', async (t) => {
+  const object = vmcp()
+  const invalid = { status: 422, body: { kind: 'Status', message: 'status.conditions: Invalid' } }
+  const { run } = reconcileWith(object, fakeApi(object, [invalid]))
+  t.same(await run(), { result: 'refused', reason: '422 status.conditions: Invalid' })
 })
 
 t.test('a write under way when leadership ends is abandoned, not counted', async (t) => {
@@ -277,7 +286,7 @@ t.test('a write under way when leadership ends is abandoned, not counted', async
       written++
     },
   })
-  t.same(await reconcile(KEY), { result: 'done' }, 'no retry is queued by a former leader')
+  t.same(await reconcile(KEY), { result: 'abandoned' }, 'no retry is queued by a former leader')
   t.equal(signals.length, 2, 'the read and the write both carried a signal')
   t.ok(signals[1]?.aborted, "the write's signal aborted with leadership")
   t.equal(written, 0)

@@ -235,43 +235,61 @@ const LOG_MESSAGE_KEYS = new Set(['msg', 'message', 'reason', 'err', 'stack', 'w
 /** How deep log fields are walked; deeper values are summarised. */
 const LOG_DEPTH = 4
 
-/**
- * Log fields as they may be written: every string redacted and bounded (a value at 256
- * characters, a message at 4 KiB), errors as `{type, message, stack}` rendered the same way.
- * JSON encoding already escapes control characters, so they are kept.
- */
-export function renderLogFields(fields: Record<string, unknown>): Record<string, unknown> {
-  return renderLogRecord(fields, 0)
+/** An error as log fields, before rendering: the logger passes pino's serializer. */
+export type ErrorFields = (error: Error) => Record<string, unknown>
+
+/** `{type, message, code, stack}`: what is known of any Error without a serializer. */
+const plainErrorFields: ErrorFields = (error) => {
+  const code = (error as Error & { code?: unknown }).code
+  return {
+    type: error.name,
+    message: error.message,
+    ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+    ...(error.stack === undefined ? {} : { stack: error.stack }),
+  }
 }
 
-function renderLogRecord(fields: object, depth: number): Record<string, unknown> {
+/**
+ * Log fields as they may be written: every string redacted and bounded (a value at 256
+ * characters, a message at 4 KiB), errors turned into fields by `errorFields` and rendered the
+ * same way. JSON encoding already escapes control characters, so they are kept.
+ */
+export function renderLogFields(
+  fields: Record<string, unknown>,
+  errorFields: ErrorFields = plainErrorFields,
+): Record<string, unknown> {
+  return renderLogRecord(fields, 0, errorFields)
+}
+
+function renderLogRecord(
+  fields: object,
+  depth: number,
+  errorFields: ErrorFields,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(fields)) out[key] = renderLogField(key, value, depth)
+  for (const [key, value] of Object.entries(fields))
+    out[key] = renderLogField(key, value, depth, errorFields)
   return out
 }
 
-function renderLogField(key: string, value: unknown, depth: number): unknown {
+function renderLogField(
+  key: string,
+  value: unknown,
+  depth: number,
+  errorFields: ErrorFields,
+): unknown {
   if (typeof value === 'string') return logString(key, value)
   if (typeof value !== 'object' || value === null) return value
   if (depth >= LOG_DEPTH) return '[nested too deeply]'
-  if (value instanceof Error) {
-    const error = value as Error & { code?: unknown }
-    return {
-      type: error.name,
-      message: logString('message', error.message),
-      ...(typeof error.code === 'string' || typeof error.code === 'number'
-        ? { code: error.code }
-        : {}),
-      ...(error.stack === undefined ? {} : { stack: logString('stack', error.stack) }),
-    }
-  }
+  // The error's own fields are rendered at its depth: `err.message` is bounded like a message.
+  if (value instanceof Error) return renderLogRecord(errorFields(value), depth, errorFields)
   if (Array.isArray(value)) {
     const items = value.slice(0, MESSAGE_LIMITS.violations) as unknown[]
-    const rendered = items.map((item) => renderLogField(key, item, depth + 1))
+    const rendered = items.map((item) => renderLogField(key, item, depth + 1, errorFields))
     const omitted = value.length - items.length
     return omitted > 0 ? [...rendered, `and ${omitted} more`] : rendered
   }
-  return renderLogRecord(value, depth + 1)
+  return renderLogRecord(value, depth + 1, errorFields)
 }
 
 function logString(key: string, text: string): string {
