@@ -14,7 +14,7 @@ import type { CliIo } from './io.ts'
 import { LOG_LEVELS } from './logger.ts'
 import { reviewCommand } from './review.ts'
 import { serveCommand } from './serve.ts'
-import { SERVE_SETTINGS } from './serve-config.ts'
+import { SERVE_SETTINGS, defaultHelp } from './serve-config.ts'
 import type { ServeOptions } from './serve-config.ts'
 import { StartupError } from './startup-errors.ts'
 
@@ -61,48 +61,45 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   ): Option =>
     // The environment is read by resolveServeConfig, from io.env: commander's own `.env()` reads
     // process.env and takes any value of a boolean variable, `false` too, as true.
-    new Option(flags, `${description} (env: ${SERVE_SETTINGS[key].env}${envValues})`)
+    new Option(
+      flags,
+      `${description}${defaultHelp(key)} (env: ${SERVE_SETTINGS[key].env}${envValues})`,
+    )
 
   program
     .command('serve', { isDefault: true })
     .description('serve the admission webhooks (HTTPS) and probes (HTTP)')
     .addOption(setting('host', '--host <ip>', 'address for the HTTPS webhook listener'))
-    .addOption(setting('port', '--port <port>', 'HTTPS webhook port (default 9443)'))
+    .addOption(setting('port', '--port <port>', 'HTTPS webhook port'))
     .addOption(setting('probeHost', '--probe-host <ip>', 'address for /healthz, /readyz, /metrics'))
-    .addOption(
-      setting(
-        'probePort',
-        '--probe-port <port>',
-        'plain-HTTP probe and metrics port (default 8081)',
-      ),
-    )
+    .addOption(setting('probePort', '--probe-port <port>', 'plain-HTTP probe and metrics port'))
     .addOption(setting('certDir', '--cert-dir <dir>', 'directory holding tls.crt and tls.key'))
     .addOption(
       setting(
         'certPollInterval',
         '--cert-poll-interval <duration>',
-        'certificate re-read interval (default 5s)',
+        'certificate re-read interval',
       ),
     )
     .addOption(
       setting(
         'shutdownDelay',
         '--shutdown-delay <duration>',
-        'unready time before draining on SIGTERM (default 5s; 0s with no cluster)',
+        'unready time before draining on SIGTERM',
       ),
     )
     .addOption(
       setting(
         'drainTimeout',
         '--drain-timeout <duration>',
-        'time for in-flight requests to finish (default 20s)',
+        'time for in-flight requests to finish',
       ),
     )
     .addOption(
       setting(
         'keepAliveTimeout',
         '--keep-alive-timeout <duration>',
-        'idle keep-alive timeout, at least 90s (default 100s)',
+        'idle keep-alive timeout, at least 90s',
       ),
     )
     .addOption(
@@ -120,11 +117,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     )
     .addOption(
       // Checked with every other value by resolveServeConfig, so all problems show at once.
-      setting(
-        'logLevel',
-        '--log-level <level>',
-        `log level: ${LOG_LEVELS.join(', ')} (default info)`,
-      ),
+      setting('logLevel', '--log-level <level>', `log level: ${LOG_LEVELS.join(', ')}`),
     )
     .addOption(
       setting(
@@ -146,14 +139,14 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       setting(
         'leaderElectionNamespace',
         '--leader-election-namespace <ns>',
-        "namespace of the reconciler's Lease (default mcp-admission)",
+        "namespace of the reconciler's Lease",
       ),
     )
     .addOption(
       setting(
         'operatorServiceAccount',
         '--operator-service-account <[ns/]name>',
-        "the ToolHive operator's service account, for the mutations metric (default toolhive-operator, any namespace)",
+        "the ToolHive operator's service account (any namespace unless ns/ is given), for the mutations metric",
       ),
     )
     .action(async (options: ServeOptions) => {

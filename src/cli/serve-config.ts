@@ -34,27 +34,87 @@ export interface ServeOptions {
   operatorServiceAccount?: string
 }
 
-/** The flag of each option of `serve` that has a value, and its environment variable. */
+/** A default: one value, or one in a cluster and another with no cluster configured. */
+type SettingDefault = string | { readonly cluster: string; readonly local: string }
+
+export const IN_CLUSTER_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs'
+/** Stands for the package's own `certs/` (known at run time) in the cert dir's default. */
+const PACKAGE_CERT_DIR = 'certs/ of the package'
+
+/**
+ * The flag, environment variable and default of each option of `serve` that has a value: the
+ * one place a default is stated (the help text is written from it).
+ */
 export const SERVE_SETTINGS = {
-  host: { flag: '--host', env: 'MCP_ADMISSION_HOST' },
-  port: { flag: '--port', env: 'MCP_ADMISSION_PORT' },
-  probeHost: { flag: '--probe-host', env: 'MCP_ADMISSION_PROBE_HOST' },
-  probePort: { flag: '--probe-port', env: 'MCP_ADMISSION_PROBE_PORT' },
-  certDir: { flag: '--cert-dir', env: 'MCP_ADMISSION_CERT_DIR' },
-  certPollInterval: { flag: '--cert-poll-interval', env: 'MCP_ADMISSION_CERT_POLL_INTERVAL' },
+  host: {
+    flag: '--host',
+    env: 'MCP_ADMISSION_HOST',
+    default: { cluster: '0.0.0.0', local: '127.0.0.1' },
+  },
+  port: { flag: '--port', env: 'MCP_ADMISSION_PORT', default: '9443' },
+  probeHost: {
+    flag: '--probe-host',
+    env: 'MCP_ADMISSION_PROBE_HOST',
+    default: { cluster: '0.0.0.0', local: '127.0.0.1' },
+  },
+  probePort: { flag: '--probe-port', env: 'MCP_ADMISSION_PROBE_PORT', default: '8081' },
+  certDir: {
+    flag: '--cert-dir',
+    env: 'MCP_ADMISSION_CERT_DIR',
+    default: { cluster: IN_CLUSTER_CERT_DIR, local: PACKAGE_CERT_DIR },
+  },
+  certPollInterval: {
+    flag: '--cert-poll-interval',
+    env: 'MCP_ADMISSION_CERT_POLL_INTERVAL',
+    default: '5s',
+  },
   clientCa: { flag: '--client-ca', env: 'MCP_ADMISSION_CLIENT_CA' },
-  shutdownDelay: { flag: '--shutdown-delay', env: 'MCP_ADMISSION_SHUTDOWN_DELAY' },
-  drainTimeout: { flag: '--drain-timeout', env: 'MCP_ADMISSION_DRAIN_TIMEOUT' },
-  keepAliveTimeout: { flag: '--keep-alive-timeout', env: 'MCP_ADMISSION_KEEP_ALIVE_TIMEOUT' },
+  // The delay lets the API server's endpoints stop routing here before the listener closes. With
+  // no cluster configured nothing routes here, so by default Ctrl-C stops at once (in-flight
+  // requests still finish); a delay asked for explicitly is kept.
+  shutdownDelay: {
+    flag: '--shutdown-delay',
+    env: 'MCP_ADMISSION_SHUTDOWN_DELAY',
+    default: { cluster: '5s', local: '0s' },
+  },
+  drainTimeout: { flag: '--drain-timeout', env: 'MCP_ADMISSION_DRAIN_TIMEOUT', default: '20s' },
+  keepAliveTimeout: {
+    flag: '--keep-alive-timeout',
+    env: 'MCP_ADMISSION_KEEP_ALIVE_TIMEOUT',
+    default: '100s',
+  },
   kubeconfig: { flag: '--kubeconfig', env: 'KUBECONFIG' },
-  logLevel: { flag: '--log-level', env: 'MCP_ADMISSION_LOG_LEVEL' },
+  logLevel: { flag: '--log-level', env: 'MCP_ADMISSION_LOG_LEVEL', default: 'info' },
   reconcilerOnly: { flag: '--reconciler-only', env: 'MCP_ADMISSION_RECONCILER_ONLY' },
-  leaderElectionNamespace: { flag: '--leader-election-namespace', env: 'POD_NAMESPACE' },
+  leaderElectionNamespace: {
+    flag: '--leader-election-namespace',
+    env: 'POD_NAMESPACE',
+    default: 'mcp-admission',
+  },
   operatorServiceAccount: {
     flag: '--operator-service-account',
     env: 'MCP_ADMISSION_OPERATOR_SERVICE_ACCOUNT',
+    default: DEFAULT_OPERATOR_SERVICE_ACCOUNT,
   },
-} as const satisfies Partial<Record<keyof ServeOptions, { flag: string; env: string }>>
+} as const satisfies Partial<
+  Record<keyof ServeOptions, { flag: string; env: string; default?: SettingDefault }>
+>
+
+type SettingKey = keyof typeof SERVE_SETTINGS
+type DefaultedSetting = {
+  [K in SettingKey]: (typeof SERVE_SETTINGS)[K] extends { default: SettingDefault } ? K : never
+}[SettingKey]
+
+/** `(default 9443)`, or `(default 5s; 0s with no cluster)`, for the help text. */
+export function defaultHelp(key: SettingKey): string {
+  const entry: { readonly default?: SettingDefault } = SERVE_SETTINGS[key] as {
+    readonly default?: SettingDefault
+  }
+  const value = entry.default
+  if (value === undefined) return ''
+  if (typeof value === 'string') return ` (default ${value})`
+  return ` (default ${value.cluster}; ${value.local} with no cluster)`
+}
 
 type TextSetting = Exclude<keyof typeof SERVE_SETTINGS, 'reconcilerOnly'>
 
@@ -108,8 +168,6 @@ export interface ServeConfig {
   readonly operatorServiceAccount: string
 }
 
-export const IN_CLUSTER_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs'
-
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
 
@@ -144,8 +202,18 @@ export function resolveServeConfig(
     const fromEnv = environmentValue(env, variable)
     return fromEnv === undefined ? undefined : { raw: fromEnv, name: variable }
   }
-  const setting = (key: TextSetting, fallback: string): Given =>
-    given(key) ?? { raw: fallback, name: SERVE_SETTINGS[key].flag }
+  /** The value given, or the setting's default for where the service runs. */
+  const setting = (key: TextSetting & DefaultedSetting): Given => {
+    const fallback: SettingDefault = SERVE_SETTINGS[key].default
+    const raw =
+      typeof fallback === 'string' ? fallback : embedded ? fallback.local : fallback.cluster
+    return (
+      given(key) ?? {
+        raw: raw === PACKAGE_CERT_DIR ? defaults.devCertDir : raw,
+        name: SERVE_SETTINGS[key].flag,
+      }
+    )
+  }
 
   const kubeconfig = kubeconfigFiles(given('kubeconfig'), errors)
   const inPod = environmentValue(env, 'KUBERNETES_SERVICE_HOST') !== undefined
@@ -158,11 +226,10 @@ export function resolveServeConfig(
       ? { kind: 'files', objects }
       : { kind: 'cluster', credentials: kubeconfig ?? inClusterCredentials(env, errors) }
 
-  const localOnly = embedded ? '127.0.0.1' : '0.0.0.0'
-  const hostSetting = setting('host', localOnly)
-  const probeHostSetting = setting('probeHost', localOnly)
-  const portSetting = setting('port', '9443')
-  const probePortSetting = setting('probePort', '8081')
+  const hostSetting = setting('host')
+  const probeHostSetting = setting('probeHost')
+  const portSetting = setting('port')
+  const probePortSetting = setting('probePort')
   const host = address(hostSetting, errors)
   const probeHost = address(probeHostSetting, errors)
   const port = portNumber(portSetting, errors)
@@ -170,19 +237,16 @@ export function resolveServeConfig(
   if (port !== 0 && port === probePort && host === probeHost) {
     errors.push(`${probePortSetting.name}: must differ from ${portSetting.name} (both are ${port})`)
   }
-  const certDirSetting = setting('certDir', embedded ? defaults.devCertDir : IN_CLUSTER_CERT_DIR)
+  const certDirSetting = setting('certDir')
   if (certDirSetting.raw === '') errors.push(`${certDirSetting.name}: must not be empty`)
 
-  const certPollSetting = setting('certPollInterval', '5s')
+  const certPollSetting = setting('certPollInterval')
   const certPollIntervalMs = duration(certPollSetting, 100, errors)
-  // The delay lets the API server's endpoints stop routing here before the listener closes. With
-  // no cluster configured nothing routes here, so by default Ctrl-C stops at once (in-flight
-  // requests still finish); a delay asked for explicitly is kept.
-  const shutdownDelaySetting = setting('shutdownDelay', embedded ? '0s' : '5s')
+  const shutdownDelaySetting = setting('shutdownDelay')
   const shutdownDelayMs = duration(shutdownDelaySetting, 0, errors)
-  const drainTimeoutSetting = setting('drainTimeout', '20s')
+  const drainTimeoutSetting = setting('drainTimeout')
   const drainTimeoutMs = duration(drainTimeoutSetting, 0, errors)
-  const keepAliveSetting = setting('keepAliveTimeout', '100s')
+  const keepAliveSetting = setting('keepAliveTimeout')
   const keepAliveTimeoutMs = duration(keepAliveSetting, 90_000, errors)
 
   // A flag wins over its variable, so `--reconciler-only` is on whatever the variable says.
@@ -209,14 +273,14 @@ export function resolveServeConfig(
     : cluster && options.reconciler !== false
       ? 'all'
       : 'admission'
-  const namespaceSetting = setting('leaderElectionNamespace', 'mcp-admission')
+  const namespaceSetting = setting('leaderElectionNamespace')
   if (!DNS1123_LABEL.test(namespaceSetting.raw) || namespaceSetting.raw.length > 63) {
     errors.push(
       `${namespaceSetting.name}: must be a namespace name (a DNS-1123 label), got ${JSON.stringify(namespaceSetting.raw)}`,
     )
   }
 
-  const accountSetting = setting('operatorServiceAccount', DEFAULT_OPERATOR_SERVICE_ACCOUNT)
+  const accountSetting = setting('operatorServiceAccount')
   if (!isServiceAccountReference(accountSetting.raw)) {
     errors.push(
       `${accountSetting.name}: must be a service account name or namespace/name, got ${JSON.stringify(accountSetting.raw)}`,
@@ -228,7 +292,7 @@ export function resolveServeConfig(
     errors.push(`${clientCaSetting.name}: must name a PEM file, or be left unset`)
   }
 
-  const logLevelSetting = setting('logLevel', 'info')
+  const logLevelSetting = setting('logLevel')
   const logLevel = logLevelSetting.raw
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     errors.push(
