@@ -2,6 +2,7 @@
 
 import { Composer, LineCounter, Parser } from 'yaml'
 import type { Document } from 'yaml'
+import { MAX_NESTING } from '../policy/kube/nesting.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { firstDuplicateKey } from './load-duplicate-keys.ts'
@@ -296,12 +297,6 @@ function at(offset: number, lines: LineCounter): string {
   const { line, col } = lines.linePos(offset)
   return ` at line ${line}, column ${col}`
 }
-
-/**
- * How deep a file's object may nest. Real manifests stay within a few dozen levels; the CLI's
- * YAML output recurses per level and cannot print an object much deeper than a few hundred.
- */
-export const MAX_NESTING = 200
 
 /**
  * The objects of one document: the document itself, or the items of a List (any kind ending in

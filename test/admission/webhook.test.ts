@@ -9,6 +9,7 @@ import { proxyDeployment } from '../helpers/proxy.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { violation } from '../../src/policy/messages/field-errors.ts'
 import { applyPatch } from '../../src/admission/patch.ts'
+import { MAX_NESTING } from '../../src/policy/kube/nesting.ts'
 import { VECTOR_CHECKSUM, patchOf, review, runConfigMap } from '../helpers/objects.ts'
 
 const admission = createAdmission({ view: new MemoryView() })
@@ -331,4 +332,31 @@ t.test('a DELETE review with no oldObject still names the config it refuses', as
     answer.response.status?.message,
     /^Forbidden: MCPWebhookConfig "hooks" is still referenced/,
   )
+})
+
+t.test('one nesting limit: a routed request past it is refused in-band, others pass', async (t) => {
+  const nested = (depth: number): unknown => {
+    let value: unknown = 'leaf'
+    for (let i = 0; i < depth; i++) value = [value]
+    return value
+  }
+  // request → object → data → [x]: the array starts at level 4 of the request.
+  const within = runConfigMap({ data: { 'runconfig.json': nested(MAX_NESTING - 3) as string } })
+  const past = runConfigMap({ data: { 'runconfig.json': nested(MAX_NESTING - 2) as string } })
+  const allowedAnswer = reviewed(await admission.review(review(within), 'mutate'))
+  t.not(allowedAnswer.response.status?.code, 400, 'exactly at the limit: the rules decide')
+  const refused = reviewed(await admission.review(review(past, { uid: 'deep' }), 'mutate'))
+  t.equal(refused.response.uid, 'deep')
+  t.equal(refused.response.allowed, false)
+  t.match(refused.response.status, {
+    code: 400,
+    message: `the request is nested deeper than ${MAX_NESTING} levels`,
+  })
+  const plain = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'not-toolhive', namespace: 'default' },
+  }
+  const untouched = reviewed(await admission.review(review(plain), 'mutate'))
+  t.equal(untouched.response.allowed, true, 'a request no rule reads is allowed, however deep')
 })

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
+import { MAX_NESTING } from '../../src/policy/kube/nesting.ts'
 import {
-  MAX_NESTING,
   ObjectFileError,
   loadObjects,
   parseObjects,

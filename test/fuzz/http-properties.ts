@@ -34,15 +34,11 @@ export const REPLY_TIMEOUT_MS = 10_000
 const CONVERGENCE_MAX_BYTES = 1024 * 1024
 
 /**
- * Formerly tolerated: an object nested thousands of levels deep made a recursive step overflow
- * the stack (an in-band 500). Now answered 400; kept as a named check so a regression reads
- * clearly. The counter stays at 0.
+ * Formerly a bug: an object nested thousands of levels deep made a recursive step overflow the
+ * stack (an in-band 500). Requests a rule reads are now held to one nesting limit
+ * (policy/kube/nesting.ts); a regression shows as this message.
  */
-export const KNOWN_DEEP_NESTING_BUG = {
-  minDepth: 1_000,
-  message: /Maximum call stack size exceeded/,
-}
-export const knownBugHits = { deepNesting: 0 }
+export const STACK_OVERFLOW = /Maximum call stack size exceeded/
 
 class Broken extends Error {
   override name = 'PropertyBroken'

@@ -369,16 +369,6 @@ export const recipe: fc.Arbitrary<Recipe> = fc.record({
   contentType,
 })
 
-/** The recipe's deepest nesting, for the known deep-nesting bug (see http.test.ts). */
-export function deepestNesting(r: Recipe): number {
-  let deepest = 0
-  for (const { action: a } of [...r.envelope, ...r.edits]) {
-    const value = 'set' in a ? a.set : 'addKey' in a ? a.value : undefined
-    if (value && 'deep' in value) deepest = Math.max(deepest, value.deep)
-  }
-  return deepest
-}
-
 // ---------------------------------------------------------------------------------------------
 // Building a body from a recipe
 
