@@ -1,7 +1,8 @@
 /**
  * The Helm chart (manifests/charts/mcp-admission) with a real `helm` (harness/helm.ts) and the
- * real API server: it lints, renders the same objects as the kustomize install for the same
- * settings, rejects mistyped values, and once installed is what the API server calls — its own
+ * real API server: it lints; the kustomize install in manifests/ is what `npm run manifests`
+ * generates from it (test/manifests/generate.ts) and renders the same objects for the same
+ * settings; it rejects mistyped values, and once installed is what the API server calls — its own
  * webhook configurations, unmodified, reaching the Service through the service network and
  * verifying TLS with the chart's caBundle. Upgrades take effect and uninstall removes the webhooks.
  */
@@ -27,6 +28,13 @@ import { ensureHelm, helmFor, mustHelm } from './harness/helm.ts'
 import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
 import { waitFor } from './harness/processes.ts'
 import { startServiceNetwork } from './harness/service-network.ts'
+import {
+  COMMAND,
+  HELM_ONLY_LABELS,
+  committedFiles,
+  differences,
+  generate,
+} from '../manifests/generate.ts'
 
 const CHART = join(MANIFESTS_DIR, 'charts/mcp-admission')
 // The kustomize install's names: release `mcp-admission` in namespace `mcp-admission`.
@@ -35,16 +43,10 @@ const NAMESPACE = SERVICE_NAMESPACE
 const CHECKSUM = 'toolhive.stacklok.dev/content-checksum'
 
 /**
- * Everything the chart and kustomize may differ in with the same settings, and why. Nothing else
- * is removed before comparing.
+ * Everything the chart and kustomize may differ in with the same settings, and why: Helm's own
+ * labels (HELM_ONLY_LABELS, which the generator leaves out) and these kinds. Nothing else is
+ * removed before comparing.
  */
-const HELM_ONLY_LABELS: Readonly<Record<string, string>> = {
-  'helm.sh/chart': 'Helm convention: the chart name and version',
-  'app.kubernetes.io/managed-by': 'Helm convention: "Helm"',
-  'app.kubernetes.io/instance': 'Helm convention: the release name',
-  'app.kubernetes.io/version':
-    'Helm convention: the app version (kustomize has it in the image tag only)',
-}
 const KUSTOMIZE_ONLY_KINDS: Readonly<Record<string, string>> = {
   Namespace:
     "Helm convention: the release namespace is the user's (`--create-namespace`); NOTES.txt and the README give the PSS label the base sets on it",
@@ -96,6 +98,18 @@ t.test(
   },
 )
 
+t.test(`the kustomize install is what \`${COMMAND}\` generates from the chart`, async (t) => {
+  const generated = await generate(helm)
+  const stale = differences(await committedFiles(), generated)
+  t.same(stale, [], `out of date, run \`${COMMAND}\`:\n${stale.join('\n')}`)
+  // The check is not vacuous: a chart that renders one value differently is one stale file.
+  t.same(
+    differences(generated, await generate(helm, ['--set', 'webhooks.workloads.timeoutSeconds=7'])),
+    ['manifests/base/webhooks.yaml: differs from what the chart renders'],
+  )
+})
+
+// The generated files composed by kustomize (patches, components) against the chart's renders.
 t.test('the chart renders the objects kustomize renders, for the same settings', async (t) => {
   const caBundle = Buffer.from(certificates.ca).toString('base64')
   const cases: [string, string[], () => Promise<string>, (objects: K8sObject[]) => void][] = [

@@ -1,10 +1,17 @@
 /**
  * Safety properties of what is shipped, checked on the manifests as kustomize renders them (the
  * end-to-end suite proves the API server accepts them): webhooks that cannot take the cluster
- * down, a hardened pod, disruption budget and replicas, least-privilege RBAC.
+ * down, a hardened pod, disruption budget and replicas, least-privilege RBAC, and the webhook
+ * rules and RBAC against the kind table. The chart is their source, but rendering it takes helm;
+ * the kustomize files are the chart's defaults rendered by `npm run manifests`, and
+ * generated.test.ts proves them generated from the chart as it is now, so these checks hold for
+ * the chart's defaults too.
  */
 
 import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
@@ -247,4 +254,35 @@ if (!full) {
       )
     },
   )
+
+  t.test("the README's image override reaches the Deployment", async (t) => {
+    // What `kustomize edit set image ghcr.io/stacklok/mcp-admission=…` writes, in an overlay.
+    const overlay = mkdtempSync(join(tmpdir(), 'mcp-admission-overlay-'))
+    t.teardown(() => {
+      rmSync(overlay, { recursive: true, force: true })
+    })
+    writeFileSync(
+      join(overlay, 'kustomization.yaml'),
+      JSON.stringify({
+        resources: [relative(overlay, MANIFESTS)],
+        images: [
+          {
+            name: 'ghcr.io/stacklok/mcp-admission',
+            newName: 'registry.example.com/mcp-admission',
+            newTag: '0.1.0',
+          },
+        ],
+      }),
+    )
+    const text = execFileSync(
+      'kubectl',
+      ['kustomize', '--load-restrictor=LoadRestrictionsNone', overlay],
+      { encoding: 'utf8' },
+    )
+    const objects = parseAllDocuments(text).map((document) => document.toJS() as Any)
+    t.equal(
+      one(objects, 'Deployment')['spec'].template.spec.containers[0].image,
+      'registry.example.com/mcp-admission:0.1.0',
+    )
+  })
 }

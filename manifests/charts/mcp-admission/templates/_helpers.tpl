@@ -6,8 +6,9 @@ The name of every object: fixed `mcp-admission` unless fullnameOverride (values.
 {{- end -}}
 
 {{/*
-Labels on every object: the two the kustomize base sets (app.kubernetes.io/name, part-of), Helm's
-conventional ones, and commonLabels. test/e2e/chart.test.ts lists Helm's as the only difference.
+Labels on every object: app.kubernetes.io/name and part-of (the only ones of the kustomize files,
+which test/manifests/generate.ts writes without Helm's: HELM_ONLY_LABELS), Helm's conventional
+ones, and commonLabels.
 */}}
 {{- define "mcp-admission.labels" -}}
 app.kubernetes.io/name: mcp-admission
