@@ -12,7 +12,7 @@ import { parseDocument } from 'yaml'
 import type { ClusterCredentials } from '../cluster/cluster-credentials.ts'
 import { loadInClusterCredentials } from '../cluster/in-cluster-credentials.ts'
 import { kubeConfigCredentials } from '../cluster/kubeconfig-credentials.ts'
-import { printable } from '../cluster/load-errors.ts'
+import { printableLine } from '../policy/messages/render.ts'
 import type { Cluster, Context, User } from '@kubernetes/client-node'
 import { FileReadError, MiB, readBoundedFile } from '../files/bounded-read.ts'
 import { fileErrorReason } from '../http/startup-problem.ts'
@@ -72,7 +72,7 @@ async function fromFiles(
       config.makePathsAbsolute(dirname(file))
     } catch (error) {
       // The first line only: the parser's next lines quote the file, which may hold a token.
-      const reason = printable(errorMessage(error).split('\n')[0] ?? '')
+      const reason = printableLine(errorMessage(error).split('\n')[0] ?? '')
       throw new StartupError(`${setting} ${file}: not a valid kubeconfig: ${reason}`, {
         cause: error,
       })

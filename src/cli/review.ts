@@ -3,7 +3,8 @@
 import { createAdmission } from '../admission/webhook.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
-import { fileSystemError, printable } from '../cluster/load-errors.ts'
+import { fileSystemError } from '../cluster/load-errors.ts'
+import { printableLine } from '../policy/messages/render.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
 import { MiB, readBoundedFile, readBoundedStream } from '../files/bounded-read.ts'
 import { isRecord } from '../policy/kube/object.ts'
@@ -50,7 +51,7 @@ export async function reviewCommand(
     body = JSON.parse(raw)
   } catch (error) {
     // V8's message quotes the text around the error: escaped, so a binary file prints no raw bytes.
-    throw new UsageError(`${source} is not valid JSON: ${printable((error as Error).message)}`)
+    throw new UsageError(`${source} is not valid JSON: ${printableLine((error as Error).message)}`)
   }
   const crd = catalog && crdVerdict(catalog, body, options.strict === true)
   if (crd?.refusal !== undefined) {

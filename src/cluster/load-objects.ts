@@ -6,7 +6,8 @@ import { MAX_NESTING } from '../policy/kube/nesting.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { firstDuplicateKey } from './load-duplicate-keys.ts'
-import { ObjectFileError, fileSystemError, printable, quoted } from './load-errors.ts'
+import { ObjectFileError, fileSystemError } from './load-errors.ts'
+import { jsonQuoted, printableLine } from '../policy/messages/render.ts'
 import { readBoundedFile } from '../files/bounded-read.ts'
 import { DIRECTORY_READS, OBJECT_FILE_MAX_BYTES, objectFilesOf } from './load-files.ts'
 
@@ -94,12 +95,12 @@ function* objectsIn(text: string, source: string): Generator<SourcedObject> {
       value = JSON.parse(json)
     } catch (error) {
       // V8's message quotes the text around the error: escaped, so a stray byte stays visible.
-      throw new ObjectFileError(`${where}: ${printable((error as Error).message)}`)
+      throw new ObjectFileError(`${where}: ${printableLine((error as Error).message)}`)
     }
     const duplicate = firstDuplicateJsonKey(json)
     if (duplicate !== undefined) {
       throw new ObjectFileError(
-        `${where}: Map keys must be unique: ${quoted(duplicate.key)} repeated at offset ${duplicate.offset}`,
+        `${where}: Map keys must be unique: ${jsonQuoted(duplicate.key)} repeated at offset ${duplicate.offset}`,
       )
     }
     yield* expandList(plainJson(value, where), where)
@@ -123,18 +124,20 @@ function* objectsIn(text: string, source: string): Generator<SourcedObject> {
 /** NUL is in no YAML or JSON text: a binary file, shown by the (escaped) start of its content. */
 function refuseBinary(text: string, source: string): void {
   if (!text.includes('\0')) return
-  throw new ObjectFileError(`${source}: binary content, not YAML or JSON: ${quoted(text)}`)
+  throw new ObjectFileError(`${source}: binary content, not YAML or JSON: ${jsonQuoted(text)}`)
 }
 
 function documentValue(document: Document, where: string, lines: LineCounter): unknown {
   const syntax = document.errors[0]
   const duplicate = firstDuplicateKey(document)
   if (syntax !== undefined && (duplicate === undefined || syntax.pos[0] <= duplicate.offset)) {
-    throw new ObjectFileError(`${where}: ${printable(syntax.message)}${at(syntax.pos[0], lines)}`)
+    throw new ObjectFileError(
+      `${where}: ${printableLine(syntax.message)}${at(syntax.pos[0], lines)}`,
+    )
   }
   if (duplicate !== undefined) {
     throw new ObjectFileError(
-      `${where}: Map keys must be unique: ${quoted(duplicate.key)} repeated${at(duplicate.offset, lines)}`,
+      `${where}: Map keys must be unique: ${jsonQuoted(duplicate.key)} repeated${at(duplicate.offset, lines)}`,
     )
   }
   let value: unknown
@@ -142,7 +145,7 @@ function documentValue(document: Document, where: string, lines: LineCounter): u
     value = document.toJS({ maxAliasCount: 100 })
   } catch (error) {
     // The alias limit throws (a ReferenceError) rather than reporting a document error.
-    throw new ObjectFileError(`${where}: ${printable((error as Error).message)}`)
+    throw new ObjectFileError(`${where}: ${printableLine((error as Error).message)}`)
   }
   if (value === undefined || value === null) return value
   value = plainJson(value, where)
@@ -154,7 +157,7 @@ function documentValue(document: Document, where: string, lines: LineCounter): u
     text = JSON.stringify(value)
   } catch (error) {
     throw new ObjectFileError(
-      `${where}: not a JSON document: ${printable((error as Error).message)}`,
+      `${where}: not a JSON document: ${printableLine((error as Error).message)}`,
     )
   }
   return JSON.parse(text)
@@ -188,7 +191,7 @@ function plainJson(root: unknown, where: string): unknown {
       continue
     }
     const refuse = (why: string) =>
-      new ObjectFileError(`${where}: ${path === '' ? '' : `${printable(path)}: `}${why}`)
+      new ObjectFileError(`${where}: ${path === '' ? '' : `${printableLine(path)}: `}${why}`)
     if (typeof node === 'number') {
       if (!Number.isFinite(node))
         throw refuse('a number beyond float64 (or .inf, .nan): JSON cannot hold it')

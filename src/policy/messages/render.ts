@@ -349,3 +349,49 @@ const CONTROL = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
 export function escapeControls(text: string): string {
   return text.replace(CONTROL, (c) => escapeRune(c.charCodeAt(0)))
 }
+
+// ---------------------------------------------------------------------------------------------
+// Input quoted in file and start-up errors (JSON's escapes, as the object loader has always shown them)
+
+/** Characters a terminal would not show as themselves: controls, format characters, separators. */
+const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '\b': '\\b',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\f': '\\f',
+  '\r': '\\r',
+}
+
+/**
+ * A message that may quote input (a parser's message can carry the source it choked on, a
+ * binary file's bytes among it), made fit for one line: non-printable characters escaped as
+ * JSON.stringify escapes them, and cut at `max` characters.
+ */
+export function printableLine(text: string, max = 120): string {
+  return escapeWithin(text, max, false)
+}
+
+/** Input quoted as a short JSON string: `"\u0089PNG\r\n\u001a\n…"`, at most about `max` characters. */
+export function jsonQuoted(text: string, max = 60): string {
+  return `"${escapeWithin(text, max - 2, true)}"`
+}
+
+function escapeWithin(text: string, max: number, quoting: boolean): string {
+  let out = ''
+  for (const char of text) {
+    const escaped = escapeChar(char, quoting)
+    if (out.length + escaped.length > max) return `${out}…`
+    out += escaped
+  }
+  return out
+}
+
+function escapeChar(char: string, quoting: boolean): string {
+  if (quoting && (char === '"' || char === '\\')) return `\\${char}`
+  if (!NON_PRINTABLE.test(char)) return char
+  const short = SHORT_ESCAPES[char]
+  if (short !== undefined) return short
+  const code = char.codePointAt(0) ?? 0
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`
+}
