@@ -9,7 +9,8 @@
  * all at once, to `check --crds`. Every object must get the same verdict, the same
  * `field: message` causes (as a set: the API server's order follows Go map iteration) and the
  * same unknown-field warnings. A denial by one of our webhooks in `check` counts as the CRD's
- * admission.
+ * admission. `check --kubeconfig` with the control plane's admin kubeconfig, which reads the same
+ * CRDs back from the API server, must print exactly what `check --crds` prints.
  */
 
 import t from 'tap'
@@ -118,6 +119,22 @@ for (const release of RELEASES) {
     const check = await runCli(['check', '--crds', crds, '--namespace', NAMESPACE, file])
     t.not(check.code, 2, check.stderr)
     const ours = parseReport(check.stdout)
+
+    // The same CRDs read from the cluster (`--kubeconfig`) give the same report, word for word.
+    const fromCluster = await runCli([
+      'check',
+      '--kubeconfig',
+      plane.kubeconfig,
+      '--namespace',
+      NAMESPACE,
+      file,
+    ])
+    t.equal(fromCluster.stderr, '', 'check --kubeconfig read the CRDs')
+    t.equal(fromCluster.code, check.code, 'check --kubeconfig: the same exit code as --crds')
+    t.ok(
+      fromCluster.stdout === check.stdout,
+      `check --kubeconfig prints what check --crds prints (${firstDifference(fromCluster.stdout, check.stdout)})`,
+    )
 
     const answers = await inBatches(objects, 4, (object) =>
       dryRunCreate(plane, pathOf(object, infos), object),
@@ -291,6 +308,15 @@ function unredacted(cause: string, apiCauses: readonly string[]): string {
     's',
   )
   return apiCauses.find((c) => pattern.test(c)) ?? cause
+}
+
+/** Where two reports part, for a failure message (not the two whole reports). */
+function firstDifference(a: string, b: string): string {
+  const [left, right] = [a.split('\n'), b.split('\n')]
+  const i = left.findIndex((line, n) => line !== right[n])
+  if (i < 0 && left.length === right.length) return 'identical'
+  const at = i < 0 ? left.length : i
+  return `line ${at + 1}: ${JSON.stringify(left[at])} vs ${JSON.stringify(right[at])}`
 }
 
 async function inBatches<T, R>(
