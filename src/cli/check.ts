@@ -30,6 +30,8 @@ interface CheckOptions {
   readonly output: CheckOutput
   /** CRDs to evaluate ToolHive objects against first, as the API server does. */
   readonly crds?: readonly string[]
+  /** Or a kubeconfig whose cluster's ToolHive CRDs are read for the same purpose. */
+  readonly kubeconfig?: string | undefined
   /** Unknown fields refuse an object (as `kubectl --validate=strict`), not just warn. */
   readonly strict?: boolean
 }
@@ -68,7 +70,7 @@ export async function checkCommand(
 ): Promise<number> {
   if (paths.length === 0)
     throw new UsageError('check needs at least one file or directory to apply')
-  const catalog = await loadCrdCatalog(options.crds ?? [])
+  const catalog = await loadCrdCatalog(options)
   const crds = catalog && { catalog, strict: options.strict === true }
   const view = new MemoryView(await loadObjects(options.objects))
   const results = await checkObjects(await loadObjects(paths), view, options.namespace, crds)

@@ -1,19 +1,37 @@
 /**
  * `--crds PATH`: the CustomResourceDefinitions `check` and `review` evaluate objects against,
- * read like any object path (files or directories, YAML or JSON, Lists). Every document must be
- * a usable CRD: anything else is a one-line usage error naming the file, the document and, for a
- * rule that does not compile, the rule (exit 2).
+ * read like any object path (files or directories, YAML or JSON, Lists), or with `--kubeconfig
+ * FILE` those of ToolHive's group that cluster serves (cluster-crds.ts). Every document must be
+ * a usable CRD: anything else is a one-line usage error naming the file (or server), the
+ * document and, for a rule that does not compile, the rule (exit 2).
  */
 
 import { loadSourcedObjects } from '../cluster/load-objects.ts'
 import type { CrdCatalog, CrdVerdict } from '../policy/crd/crd-catalog.ts'
 import type { CrdDefinition } from '../policy/crd/crd-definition.ts'
 import { renderText, renderViolations } from '../policy/messages/render.ts'
+import { readClusterCrds } from './cluster-crds.ts'
 import { UsageError } from './io.ts'
 
-/** The catalog of the CRDs in `paths`, or undefined when none were given. */
-export async function loadCrdCatalog(paths: readonly string[]): Promise<CrdCatalog | undefined> {
-  if (paths.length === 0) return undefined
+/** Where the CRDs come from: files (`--crds`), the cluster of a kubeconfig, or nowhere. */
+export interface CrdSource {
+  readonly crds?: readonly string[]
+  readonly kubeconfig?: string | undefined
+}
+
+/** The catalog of the CRDs the options name, or undefined when they name none. */
+export async function loadCrdCatalog(source: CrdSource): Promise<CrdCatalog | undefined> {
+  const paths = source.crds ?? []
+  if (paths.length > 0 && source.kubeconfig !== undefined) {
+    throw new UsageError(
+      '--crds and --kubeconfig cannot be used together: give the CRDs as files, or read them from the cluster',
+    )
+  }
+  if (paths.length === 0 && source.kubeconfig === undefined) return undefined
+  const sourced =
+    source.kubeconfig === undefined
+      ? await loadSourcedObjects(paths)
+      : await readClusterCrds(source.kubeconfig)
   // Loaded only here: the CEL and RE2 engines (some MiB of heap) are for `--crds`, and `serve`,
   // which imports this module through the CLI, must not pay for them in every pod.
   const [{ crdCatalog }, { CrdInputError, readCrd }] = await Promise.all([
@@ -21,7 +39,7 @@ export async function loadCrdCatalog(paths: readonly string[]): Promise<CrdCatal
     import('../policy/crd/crd-definition.ts'),
   ])
   const definitions: CrdDefinition[] = []
-  for (const { object, where } of await loadSourcedObjects(paths)) {
+  for (const { object, where } of sourced) {
     try {
       definitions.push(readCrd(object))
     } catch (error) {

@@ -32,13 +32,20 @@ export async function loadClusterCredentials(
   serviceAccountDir: string = SERVICE_ACCOUNT_DIR,
 ): Promise<ClusterCredentials> {
   if (credentials.kind === 'in-cluster') return inCluster(credentials, serviceAccountDir, logger)
+  return loadKubeconfigCredentials(credentials)
+}
+
+export type KubeconfigCredentials = Extract<Credentials, { kind: 'kubeconfig' }>
+
+/** A kubeconfig's current cluster and user (`serve`, and `check --kubeconfig`); a StartupError when they cannot work. */
+export async function loadKubeconfigCredentials(
+  credentials: KubeconfigCredentials,
+): Promise<ClusterCredentials> {
   // Loaded only for a kubeconfig (exec plugins, OIDC, contexts): importing the client costs some
   // 40 MiB resident, for its generated API models, that a pod's own credentials do not need.
   const { KubeConfig } = await import('@kubernetes/client-node')
   return kubeConfigCredentials(await fromFiles(() => new KubeConfig(), credentials))
 }
-
-type KubeconfigCredentials = Extract<Credentials, { kind: 'kubeconfig' }>
 
 /**
  * kubectl's rules (client-go's ClientConfigLoadingRules): `--kubeconfig` names one file, which

@@ -7,8 +7,9 @@ import type { WebhookName } from '../admission/review.ts'
 import { ObjectFileError } from '../cluster/load-objects.ts'
 import { renderText } from '../policy/messages/render.ts'
 import { CHECK_OUTPUTS, checkCommand } from './check.ts'
+import { TOOLHIVE_GROUP } from './cluster-crds.ts'
 import type { CheckOutput } from './check.ts'
-import { OBJECT_FILES_HELP } from './files-help.ts'
+import { CRD_SOURCES_HELP, OBJECT_FILES_HELP } from './files-help.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 import { LOG_LEVELS } from './logger.ts'
@@ -27,7 +28,7 @@ const collect = (value: string, previous: string[] | undefined): string[] => [
   value,
 ]
 
-/** `--crds` and `--strict`, the same for `check` and `review`. */
+/** `--crds`, `--kubeconfig` and `--strict`, the same for `check` and `review`. */
 function withCrdOptions(command: Command): Command {
   return command
     .addOption(
@@ -35,6 +36,12 @@ function withCrdOptions(command: Command): Command {
         '--crds <path>',
         'CustomResourceDefinitions to evaluate objects of their kinds against, as the API server does (repeatable)',
       ).argParser(collect),
+    )
+    .addOption(
+      new Option(
+        '--kubeconfig <file>',
+        `instead of --crds: use the CRDs of group ${TOOLHIVE_GROUP} this kubeconfig's cluster serves (only they are read from it)`,
+      ),
     )
     .addOption(
       new Option('--strict', 'unknown fields are errors, not warnings (kubectl --validate=strict)'),
@@ -169,11 +176,17 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     .addOption(
       new Option('--webhook <name>', 'which webhook answers').choices(WEBHOOKS).default('mutate'),
     )
-    .addHelpText('after', OBJECT_FILES_HELP)
+    .addHelpText('after', OBJECT_FILES_HELP + CRD_SOURCES_HELP)
     .action(
       async (
         file: string,
-        options: { objects?: string[]; webhook: WebhookName; crds?: string[]; strict?: boolean },
+        options: {
+          objects?: string[]
+          webhook: WebhookName
+          crds?: string[]
+          kubeconfig?: string
+          strict?: boolean
+        },
       ) => {
         exitCode = await reviewCommand(
           file,
@@ -181,6 +194,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
             objects: options.objects ?? [],
             webhook: options.webhook,
             crds: options.crds ?? [],
+            kubeconfig: options.kubeconfig,
             strict: options.strict === true,
           },
           io,
@@ -206,7 +220,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         .choices(CHECK_OUTPUTS)
         .default('text'),
     )
-    .addHelpText('after', OBJECT_FILES_HELP)
+    .addHelpText('after', OBJECT_FILES_HELP + CRD_SOURCES_HELP)
     .action(
       async (
         paths: string[],
@@ -215,6 +229,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
           namespace: string
           output: CheckOutput
           crds?: string[]
+          kubeconfig?: string
           strict?: boolean
         },
       ) => {
@@ -225,6 +240,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
             namespace: options.namespace,
             output: options.output,
             crds: options.crds ?? [],
+            kubeconfig: options.kubeconfig,
             strict: options.strict === true,
           },
           io,

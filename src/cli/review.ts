@@ -24,6 +24,8 @@ interface ReviewOptions {
   readonly webhook: WebhookName
   /** CRDs the request's object is first evaluated against, as the API server does. */
   readonly crds?: readonly string[]
+  /** Or a kubeconfig whose cluster's ToolHive CRDs are read for the same purpose. */
+  readonly kubeconfig?: string | undefined
   readonly strict?: boolean
 }
 
@@ -32,7 +34,7 @@ export async function reviewCommand(
   options: ReviewOptions,
   io: CliIo,
 ): Promise<number> {
-  const catalog = await loadCrdCatalog(options.crds ?? [])
+  const catalog = await loadCrdCatalog(options)
   const view = new MemoryView(await loadObjects(options.objects))
   const source = file === '-' ? 'standard input' : file
   // Bounded as the server bounds a request body; a file must be a regular file (not a FIFO or

@@ -33,6 +33,8 @@ export interface WatchStream {
 
 export interface FakeKubeApi {
   readonly api: KubeApi
+  /** Its base URL, `http://127.0.0.1:PORT`, for a kubeconfig that points at it. */
+  readonly server: string
   /** What the collection holds now; every list page is cut from it. */
   objects: KubeObject[]
   /** The collection's resourceVersion, sent with every list page. */
@@ -72,6 +74,7 @@ export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
   const api = loopbackKubeApi(port)
   const fake: FakeKubeApi = {
     api,
+    server: `http://127.0.0.1:${port}`,
     objects: [],
     resourceVersion: '1',
     requests: [],
