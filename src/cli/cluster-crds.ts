@@ -12,15 +12,13 @@
 
 import { KubeApi } from '../cluster/kube-api.ts'
 import type { SourcedObject } from '../cluster/load-objects.ts'
+import { TOOLHIVE_GROUP } from '../policy/kinds.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { errorMessage } from '../policy/messages/render.ts'
 import { UsageError } from './io.ts'
 import { loadKubeconfigCredentials } from './kubeconfig.ts'
 import { StartupError } from './startup-errors.ts'
-
-/** The API group of ToolHive's custom resources: only its CRDs are kept. */
-export const TOOLHIVE_GROUP = 'toolhive.stacklok.dev'
 
 const CRDS_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
 /**

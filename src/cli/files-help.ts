@@ -1,7 +1,7 @@
 /** The `--help` text of `check` and `review`: how they read object files, where CRDs come from. */
 
 import { OBJECT_FILE_EXTENSIONS } from '../cluster/load-files.ts'
-import { TOOLHIVE_GROUP } from './cluster-crds.ts'
+import { TOOLHIVE_GROUP } from '../policy/kinds.ts'
 
 const EXTENSIONS = OBJECT_FILE_EXTENSIONS.map((e) => `*${e}`).join(', ')
 
