@@ -6,8 +6,8 @@
  * the process exits or is not ready in time. Output is kept line by line; `waitForLine` waits for
  * one. `stop` sends a signal and awaits the exit (SIGKILL past a limit); `kill` is for teardown.
  * No cluster is configured unless `env` names one: the runner's KUBECONFIG, KUBERNETES_SERVICE_*
- * and MCP_ADMISSION_* variables are not passed on. Whatever happens to the caller, no child
- * outlives this process.
+ * and MCP_ADMISSION_* variables are not passed on. A child still running when this process exits
+ * is killed then.
  */
 
 import { spawn } from 'node:child_process'
@@ -39,6 +39,8 @@ export interface ServeOptions {
    * defaults, as `npm start` does.
    */
   readonly loopback?: boolean
+  /** The admission port (default: a free one); the probe port is always a free one. */
+  readonly port?: number
   /** `--log-level` (default `warn`); null: none given, the service's default. */
   readonly logLevel?: string | null
   /**
@@ -102,7 +104,7 @@ function baseEnv(): Record<string, string | undefined> {
 
 /** Starts `serve` on free loopback ports; does not wait for it to be ready. */
 export async function spawnServe(options: ServeOptions = {}): Promise<ServeProcess> {
-  const [port, probePort] = [await freePort(), await freePort()]
+  const [port, probePort] = [options.port ?? (await freePort()), await freePort()]
   const hosts =
     options.loopback === false ? [] : ['--host', '127.0.0.1', '--probe-host', '127.0.0.1']
   const argv = [
@@ -218,6 +220,8 @@ export interface StartOptions extends ServeOptions {
   readonly readyTimeoutMs?: number
   /** How often `/readyz` is asked; default 20 ms. */
   readonly readyPollMs?: number
+  /** The `/readyz` answers taken as started; default 200 only (503: listening, not yet ready). */
+  readonly readyStatuses?: readonly number[]
 }
 
 /** Starts `serve` and waits until `/readyz` answers 200. */
@@ -228,7 +232,8 @@ export async function startServe(options: StartOptions = {}): Promise<ServeProce
   void service.exited.then(() => (state.exited = true))
   for (;;) {
     if (state.exited) throw new Error(`serve exited before it was ready:\n${service.output()}`)
-    if ((await service.readyz()) === 200) return service
+    const status = await service.readyz()
+    if (status !== undefined && (options.readyStatuses ?? [200]).includes(status)) return service
     if (performance.now() > deadline) {
       // SIGTERM first: a wrapper such as `timeout` passes it on; SIGKILL would orphan the server.
       await service.stop('SIGTERM', 10_000)
