@@ -1,20 +1,20 @@
 /**
- * The benchmark's child processes: the product server as it ships (`dist/main.js serve`), the
- * floor, and the load-generator worker. Every child stops by itself: the server runs under
+ * The benchmark's child processes: the product server as it ships (`dist/main.js serve`, started
+ * by test/helpers/serve-process.ts as the tests start it), the floor, and the load-generator worker. Every child stops by itself: the server runs under
  * `timeout`, the forked ones exit when this process goes away.
  */
 
-import { fork, spawn } from 'node:child_process'
+import { fork } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { createServer } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { LoadJob, LoadResult } from './load.ts'
 import { childrenOf } from './proc.ts'
 import { withPodServiceAccount } from '../test/e2e/harness/chart-pod.ts'
+import { freePort } from '../test/helpers/ports.ts'
+import { startServe } from '../test/helpers/serve-process.ts'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const BENCH = new URL('.', import.meta.url).pathname
@@ -36,20 +36,6 @@ process.on('exit', () => {
   }
   for (const child of running) child.kill('SIGKILL')
 })
-
-/** A port free on loopback now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => {
-        resolve(typeof address === 'object' && address ? address.port : 0)
-      })
-    })
-  })
-}
 
 export interface ServerProcess {
   /** The pid of the Node process serving (what CPU and RSS are read from). */
@@ -93,60 +79,31 @@ function shippedNodeFlags(): string[] {
 
 /** Spawns `node <shipped flags> dist/main.js serve` and waits until `/readyz` answers 200. */
 export async function startProduct(options: ProductOptions): Promise<ServerProcess> {
-  const [port, probePort] = [await freePort(), await freePort()]
-  const args = [
-    ...(options.objects !== undefined ? ['--objects', options.objects] : []),
-    ...['--cert-dir', options.certDir, '--host', '127.0.0.1', '--port', String(port)],
-    ...['--probe-host', '127.0.0.1', '--probe-port', String(probePort), '--log-level', 'warn'],
-    // Not part of what is measured; it only makes stopping between runs quick.
-    ...['--shutdown-delay', '0s'],
-    ...(options.args ?? []),
-  ]
-  const argv = [
-    process.execPath,
-    ...shippedNodeFlags(),
-    ...(options.nodeFlags ?? []),
-    join(ROOT, 'dist/main.js'),
-    'serve',
-    ...args,
-  ]
   const pod = options.pod
-    ? await withPodServiceAccount(
-        options.pod.serviceAccountDir,
-        options.pod.server,
-        options.pod.workDir,
-        argv,
-      )
-    : undefined
-  const command = pod?.argv ?? argv
-  const env = { ...withoutCluster(process.env), ...pod?.env }
-  const started = performance.now()
-  const child = spawn('timeout', ['-k', '10', String(LIFETIME_S), ...command], {
+  const service = await startServe({
+    main: join(ROOT, 'dist/main.js'),
+    nodeFlags: [...shippedNodeFlags(), ...(options.nodeFlags ?? [])],
+    args: [
+      ...(options.objects !== undefined ? ['--objects', options.objects] : []),
+      ...['--cert-dir', options.certDir],
+      // Not part of what is measured; it only makes stopping between runs quick.
+      ...['--shutdown-delay', '0s'],
+      ...(options.args ?? []),
+    ],
     cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
+    // Under `timeout`, so that the server stops by itself whatever happens to the benchmark.
+    wrap: async (argv) => {
+      const inPod = pod
+        ? await withPodServiceAccount(pod.serviceAccountDir, pod.server, pod.workDir, argv)
+        : { argv, env: {} }
+      return { argv: ['timeout', '-k', '10', String(LIFETIME_S), ...inPod.argv], env: inPod.env }
+    },
+    readyTimeoutMs: READY_LIMIT_MS,
+    readyPollMs: 5,
   })
+  const readyMs = performance.now() - service.spawnedAt
+  const { child, port, probePort, exited } = service
   running.add(child)
-  let output = ''
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString()).slice(-4000)
-  }
-  child.stdout.on('data', keep)
-  child.stderr.on('data', keep)
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
-  let readyMs: number
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`)
-    if ((await probe(probePort, '/readyz')) === 200) {
-      readyMs = performance.now() - started
-      break
-    }
-    if (performance.now() - started > READY_LIMIT_MS) {
-      child.kill('SIGTERM') // `timeout` passes it on
-      throw new Error(`server not ready:\n${output}`)
-    }
-    await sleep(5)
-  }
   const pid = childrenOf(child.pid!)[0]
   if (pid === undefined) throw new Error('cannot find the server process under timeout')
   servers.add(pid)
@@ -163,30 +120,10 @@ export async function startProduct(options: ProductOptions): Promise<ServerProce
     }
     running.delete(child)
     servers.delete(pid)
-    if (code !== 0 && code !== 'timeout') process.stderr.write(`server exit ${code}:\n${output}\n`)
+    if (code !== 0 && code !== 'timeout')
+      process.stderr.write(`server exit ${code}:\n${service.output().slice(-4000)}\n`)
   }
   return { pid, port, probePort, readyMs, stop: () => (stopping ??= stop()) }
-}
-
-/** No kubeconfig: `serve` uses the in-memory view and development certificates. */
-function withoutCluster(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const copy = { ...env }
-  delete copy.KUBECONFIG
-  delete copy.KUBERNETES_SERVICE_HOST
-  return copy
-}
-
-function probe(port: number, path: string): Promise<number> {
-  return new Promise((resolve) => {
-    const request = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (response) => {
-      response.resume()
-      resolve(response.statusCode ?? 0)
-    })
-    request.on('error', () => {
-      resolve(0)
-    })
-    request.end()
-  })
 }
 
 /** Starts the floor (bench/floor.ts) on the product's certificate. */

@@ -5,13 +5,12 @@
  * is loaded, which shows the check sees a package when it is there.
  */
 
-import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import t from 'tap'
 import { createDevCertificates } from '../../src/http/dev-certs.ts'
 import { freePort } from '../helpers/ports.ts'
+import { spawnServe } from '../helpers/serve-process.ts'
 
 const SCRIPT = fileURLToPath(new URL('../helpers/serve-recording-imports.ts', import.meta.url))
 
@@ -27,31 +26,19 @@ async function serveRecordingImports(
   args: readonly string[],
   env: Record<string, string>,
 ): Promise<Outcome> {
-  const [port, probePort, apiPort] = [await freePort(), await freePort(), await freePort()]
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    [
-      SCRIPT,
-      'serve',
-      '--host=127.0.0.1',
-      `--port=${port}`,
-      '--probe-host=127.0.0.1',
-      `--probe-port=${probePort}`,
-      '--shutdown-delay=0s',
-      ...args,
-    ],
-    {
-      // Nothing listens on apiPort: the watches just retry until the service is stopped.
-      env: {
-        ...process.env,
-        KUBECONFIG: '',
-        KUBERNETES_SERVICE_HOST: '127.0.0.1',
-        KUBERNETES_SERVICE_PORT: String(apiPort),
-        ...env,
-      },
-      timeout: 30_000,
-    },
-  )
+  const apiPort = await freePort()
+  // The script in place of main.ts: `serve` on loopback ports of its own, stopped at once.
+  const child = await spawnServe({
+    main: SCRIPT,
+    args: ['--shutdown-delay=0s', ...args],
+    logLevel: null,
+    // Nothing listens on apiPort: the watches just retry until the service is stopped.
+    env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(apiPort), ...env },
+    killAfterMs: 30_000,
+  })
+  const code = await child.exited
+  const stdout = child.text('stdout')
+  if (code !== 0) throw new Error(`exit ${code}: ${child.output()}`)
   return JSON.parse(stdout) as Outcome
 }
 

@@ -4,18 +4,21 @@
  * - its server lines (`curl …`) against `serve` started as `npm start` starts it, from a directory
  *   laid out like a fresh clone (certs/ holding only what the repository tracks there), so the
  *   first README command is proven on the state a new user has;
- * - each `npm run -s cli -- …` line (as `node src/main.ts …`, what the script runs, from the
- *   sources under test), which must end as the README says: allowed (0), or denied (1) where its
- *   comment says so; never a usage error or a crash.
+ * - each `npm run -s cli -- …` line, run in-process through `run` (what `node src/main.ts …`, the
+ *   script, calls with the process's streams), which must end as the README says: allowed (0), or
+ *   denied (1) where its comment says so; never a usage error or a crash;
+ * - the first denied line once more as the real process (`node src/main.ts …` from the sources under
+ *   test), for what main.ts adds: the exit code of the process, its stdout and stderr. (The server
+ *   part above is the process that exits 0.)
  */
 
-import { spawn, spawnSync, execFileSync } from 'node:child_process'
-import type { ChildProcess } from 'node:child_process'
+import { spawnSync, execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { freePort } from '../helpers/ports.ts'
+import { runCli } from '../helpers/cli.ts'
+import { startServe } from '../helpers/serve-process.ts'
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 const README = readFileSync(`${REPO}README.md`, 'utf8')
@@ -50,51 +53,19 @@ function freshCloneDir(root: string): string {
   return root
 }
 
-async function waitReady(probePort: number, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline && child.exitCode === null) {
-    const ready = await fetch(`http://127.0.0.1:${probePort}/readyz`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (ready) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`serve was not ready within 30 s (exit ${String(child.exitCode)})`)
-}
-
 t.test('the server lines, against `npm start` on a fresh clone', async (t) => {
   const dir = freshCloneDir(t.testdir())
-  const [port, probePort] = [await freePort(), await freePort()]
-  // No cluster around: the embedded default, as on a new user's machine.
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([name]) => name !== 'KUBECONFIG' && !name.startsWith('KUBERNETES_SERVICE_'),
-    ),
-  )
-  const stderr: string[] = []
-  // What `npm start` runs, from the sources under test, with the ports made free ones.
-  const child = spawn(
-    process.execPath,
-    [
-      '--expose-gc',
-      join(REPO, 'src/main.ts'),
-      'serve',
-      '--port',
-      `${port}`,
-      '--probe-port',
-      `${probePort}`,
-    ],
-    { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] },
-  )
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-  t.teardown(() => {
-    child.kill('SIGKILL')
+  // What `npm start` runs, from the sources under test, with the ports made free ones. No
+  // cluster around (none is passed on): the embedded default, as on a new user's machine.
+  const service = await startServe({
+    nodeFlags: ['--expose-gc'],
+    loopback: false,
+    logLevel: null,
+    cwd: dir,
+    readyTimeoutMs: 30_000,
   })
-  await waitReady(probePort, child).catch((error: unknown) => {
-    t.fail(`${String(error)}: ${stderr.join('')}`)
-  })
+  t.teardown(service.kill)
+  const { port, probePort } = service
 
   const script = serverScript()
     .replaceAll('127.0.0.1:9443', `127.0.0.1:${port}`)
@@ -114,26 +85,46 @@ t.test('the server lines, against `npm start` on a fresh clone', async (t) => {
   )
   t.match(result.stdout, /controller_runtime_webhook_requests_total\{[^}]*\} [1-9]/, 'the metrics')
 
-  child.kill('SIGTERM')
-  t.equal(await exited, 0, 'stops cleanly on SIGTERM')
+  t.equal(await service.stop('SIGTERM'), 0, `stops cleanly on SIGTERM: ${service.text('stderr')}`)
 })
 
 const lines = cliLines()
+/** A line as the command line it stands for: its arguments, its input file, the exit expected. */
+function parse(line: string) {
+  const [command = '', comment] = line.split(/\s+#\s+/)
+  const [argv = '', input] = command.replace('npm run -s cli -- ', '').split(' < ')
+  return {
+    args: argv.trim().split(/\s+/),
+    input: input?.trim(),
+    expected: comment?.startsWith('denied') ? 1 : 0,
+  }
+}
+
+// The README's paths are relative to the repository.
+process.chdir(REPO)
 
 t.ok(lines.length >= 4, 'the README shows the CLI')
 for (const line of lines) {
   t.test(line, async (t) => {
-    const [command = '', comment] = line.split(/\s+#\s+/)
-    const [argv = '', input] = command.replace('npm run -s cli -- ', '').split(' < ')
-    const result = spawnSync(process.execPath, ['src/main.ts', ...argv.trim().split(/\s+/)], {
-      cwd: REPO,
-      encoding: 'utf8',
-      timeout: 60_000,
-      ...(input ? { input: readFileSync(`${REPO}${input.trim()}`) } : {}),
-    })
-    const expected = comment?.startsWith('denied') ? 1 : 0
-    t.equal(result.status, expected, `exit ${expected}: ${result.stderr}`)
+    const { args, input, expected } = parse(line)
+    const result = await runCli(args, input ? readFileSync(`${REPO}${input}`, 'utf8') : '')
+    t.equal(result.code, expected, `exit ${expected}: ${result.stderr}`)
     t.notMatch(result.stderr, /\n\s+at /, 'no stack trace')
     t.ok(result.stdout.length > 0, 'prints something')
   })
 }
+
+const denied = lines.find((line) => parse(line).expected === 1)
+t.ok(denied, 'the README shows a denial')
+t.test(`as the process: ${denied ?? ''}`, async (t) => {
+  const { args, input } = parse(denied ?? '')
+  const result = spawnSync(process.execPath, ['src/main.ts', ...args], {
+    cwd: REPO,
+    encoding: 'utf8',
+    timeout: 60_000,
+    ...(input ? { input: readFileSync(`${REPO}${input}`) } : {}),
+  })
+  t.equal(result.status, 1, `exit 1: ${result.stderr}`)
+  t.notMatch(result.stderr, /\n\s+at /, 'no stack trace')
+  t.ok(result.stdout.length > 0, 'prints something')
+})

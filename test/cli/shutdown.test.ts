@@ -5,69 +5,50 @@
  * arriving) completes with 200, and the process exits 0.
  */
 
-import { spawn } from 'node:child_process'
-import type { ChildProcess } from 'node:child_process'
+import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import tls from 'node:tls'
 import t from 'tap'
 import type { Test } from 'tap'
 import { createDevCertificates, writeDevCertificates } from '../../src/http/dev-certs.ts'
-import { freePort } from '../helpers/ports.ts'
 import { review, runConfigMap } from '../helpers/objects.ts'
+import { startServe } from '../helpers/serve-process.ts'
+import type { ServeProcess } from '../helpers/serve-process.ts'
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
 const SAMPLES = fileURLToPath(new URL('../../samples/objects', import.meta.url))
 
-interface Service {
-  readonly child: ChildProcess
-  readonly port: number
-  readonly exited: Promise<number | null>
-  readonly readyz: () => Promise<number | undefined>
-}
-
 /** Starts `serve` on loopback ports and waits until it is ready. */
-async function startService(t: Test, args: string[], env: Record<string, string>) {
-  const [port, probePort] = [await freePort(), await freePort()]
-  const child = spawn(
-    process.execPath,
-    [
-      MAIN,
-      'serve',
-      '--objects',
-      SAMPLES,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--probe-host',
-      '127.0.0.1',
-      '--probe-port',
-      String(probePort),
-      '--log-level',
-      'warn',
-      ...args,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inheritedEnv(), ...env } },
-  )
-  t.teardown(() => child.kill('SIGKILL'))
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      resolve(code)
-    }),
-  )
-  const readyz = async () =>
-    (await fetch(`http://127.0.0.1:${probePort}/readyz`).catch(() => undefined))?.status
-  for (let i = 0; i < 100 && (await readyz()) !== 200; i++) await sleep(100)
-  t.equal(await readyz(), 200, 'ready before the signal')
-  return { child, port, exited, readyz } satisfies Service
+async function startService(
+  t: Test,
+  args: string[],
+  env: Record<string, string>,
+): Promise<ServeProcess> {
+  const service = await startServe({ args: ['--objects', SAMPLES, ...args], env })
+  t.teardown(service.kill)
+  t.equal(await service.readyz(), 200, 'ready before the signal')
+  return service
 }
 
-/** The runner's environment without settings of the service: only the flags given count. */
-function inheritedEnv(): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('MCP_ADMISSION_')),
-  )
+/** Whether the admission listener refuses new connections within `timeoutMs` (polled). */
+async function listenerClosed(port: number, timeoutMs = 10_000): Promise<boolean> {
+  const refused = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port })
+      socket.once('connect', () => {
+        socket.destroy()
+        resolve(false)
+      })
+      socket.once('error', (error: NodeJS.ErrnoException) => {
+        resolve(error.code === 'ECONNREFUSED')
+      })
+    })
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await refused()) return true
+    await sleep(20)
+  }
+  return false
 }
 
 /** Starts a review and sends half its body; `finish` sends the rest and resolves the response. */
@@ -124,7 +105,7 @@ t.test(
     t.equal(status, 503, 'readiness turns false first')
 
     // The rest of the body arrives after the shutdown delay, while the server drains.
-    await sleep(1_300)
+    t.ok(await listenerClosed(service.port), 'the listener closes after the shutdown delay')
     const text = await request.finish()
     t.match(text, /^HTTP\/1\.1 200 /, 'the request in flight completes')
     t.match(text, /connection: close/i, 'and the client is told to reconnect elsewhere')
@@ -144,7 +125,9 @@ t.test('Ctrl-C with no cluster: no shutdown delay, the request in flight complet
 
   const signalled = Date.now()
   service.child.kill('SIGINT')
-  await sleep(300)
+  // The rest of the body arrives once the signal is handled and the listener is closed.
+  await service.waitForLine('stderr', /SIGINT received, shutting down/)
+  t.ok(await listenerClosed(service.port), 'the listener closes at once')
   const text = await request.finish()
   t.match(text, /^HTTP\/1\.1 200 /, 'the request in flight completes')
   t.match(text, /connection: close/i)

@@ -5,17 +5,14 @@
  * startup-files.test.ts (each process start costs seconds on a busy machine).
  */
 
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import type { Server } from 'node:net'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import type { Test } from 'tap'
-import { freePort } from '../helpers/ports.ts'
+import { spawnServe } from '../helpers/serve-process.ts'
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
 /** Far longer than a failed start takes; a process still alive then has hung. */
 const HANG_MS = 30_000
 
@@ -27,46 +24,15 @@ interface Exit {
 
 /** Runs `serve` with loopback ports of its own and no cluster unless `env` names one. */
 async function serve(args: string[], env: Record<string, string> = {}): Promise<Exit> {
-  const [port, probePort] = [await freePort(), await freePort()]
-  const child = spawn(
-    process.execPath,
-    [
-      MAIN,
-      'serve',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--probe-host',
-      '127.0.0.1',
-      '--probe-port',
-      String(probePort),
-      '--log-level',
-      'info',
-      ...args,
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '', ...env },
-      // SIGKILL: a SIGTERM would be a graceful stop, exit 0, hiding a process that had started.
-      timeout: HANG_MS,
-      killSignal: 'SIGKILL',
-    },
-  )
-  const stdout: Buffer[] = []
-  const stderr: Buffer[] = []
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
-  const code = await new Promise<number | null>((resolve) =>
-    child.once('close', (exitCode) => {
-      resolve(exitCode)
-    }),
-  )
-  return {
-    code,
-    stdout: Buffer.concat(stdout).toString('utf8'),
-    stderr: Buffer.concat(stderr).toString('utf8'),
-  }
+  const child = await spawnServe({
+    args,
+    env,
+    logLevel: 'info',
+    // SIGKILL: a SIGTERM would be a graceful stop, exit 0, hiding a process that had started.
+    killAfterMs: HANG_MS,
+  })
+  const code = await child.exited
+  return { code, stdout: child.text('stdout'), stderr: child.text('stderr') }
 }
 
 /** Exit 2 with exactly this line on stderr (so no stack trace either). */

@@ -4,7 +4,6 @@
  * (readiness false first, requests in flight complete, no connection reset mid-request).
  */
 
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -12,59 +11,28 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import tls from 'node:tls'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { freePort } from '../helpers/ports.ts'
 import type { Test } from 'tap'
 import 'reflect-metadata'
 import * as x509 from '@peculiar/x509'
 import { createDevCertificates, writeDevCertificates } from '../../src/http/dev-certs.ts'
 import { review, runConfigMap } from '../helpers/objects.ts'
-import { runLoad } from './load.ts'
+import { startServe } from '../helpers/serve-process.ts'
+import { startLoad } from './load.ts'
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url))
 const SAMPLES = fileURLToPath(new URL('../../samples/objects', import.meta.url))
+/** Responses the load must have had before a fault is injected: it is under way. */
+const WARM = 50
 
 /** The real service in its own process, serving the sample objects with certificates in `dir`. */
 async function startService(t: Test, dir: string, shutdownDelay = '1s') {
-  const [port, probePort] = [await freePort(), await freePort()]
-  const child = spawn(
-    process.execPath,
-    [
-      MAIN,
-      'serve',
-      '--objects',
-      SAMPLES,
-      '--cert-dir',
-      dir,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--probe-host',
-      '127.0.0.1',
-      '--probe-port',
-      String(probePort),
-      '--cert-poll-interval',
-      '5s',
-      '--shutdown-delay',
-      shutdownDelay,
-      '--log-level',
-      'warn',
+  const service = await startServe({
+    args: [
+      ...['--objects', SAMPLES, '--cert-dir', dir],
+      ...['--cert-poll-interval', '5s', '--shutdown-delay', shutdownDelay],
     ],
-    {
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, KUBECONFIG: '', KUBERNETES_SERVICE_HOST: '' },
-    },
-  )
-  t.teardown(() => child.kill('SIGKILL'))
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      resolve(code)
-    }),
-  )
-  const readyz = async () =>
-    (await fetch(`http://127.0.0.1:${probePort}/readyz`).catch(() => undefined))?.status
-  for (let i = 0; i < 100 && (await readyz()) !== 200; i++) await sleep(100)
-  return { child, port, readyz, exited, url: `https://127.0.0.1:${port}/mutate` }
+  })
+  t.teardown(service.kill)
+  return { ...service, url: `${service.url}/mutate` }
 }
 
 async function reviewFile(dir: string): Promise<string> {
@@ -91,15 +59,16 @@ t.test(
     const first = await createDevCertificates({ hosts: ['127.0.0.1'] })
     await writeDevCertificates(dir, first)
     const service = await startService(t, dir)
-    const load = runLoad({
+    const load = startLoad({
       url: service.url,
       caFile: join(dir, 'ca.crt'),
       reviewFile: await reviewFile(dir),
       concurrency: 8,
-      durationMs: 12_000,
+      durationMs: 30_000,
     })
+    t.teardown(load.stop)
 
-    await sleep(2_000)
+    await load.until((progress) => progress.ok >= WARM)
     // cert-manager rotates the serving certificate under the same CA.
     const second = await createDevCertificates({ hosts: ['127.0.0.1'], issuer: first.issuer })
     const rotated = Date.now()
@@ -110,7 +79,10 @@ t.test(
     while ((await presented(service.port)) !== wanted && Date.now() - rotated < 15_000)
       await sleep(100)
     const servedAfter = Date.now() - rotated
-    const summary = await load
+    // The load goes on past the switch: new connections get the new certificate, old ones finish.
+    const okAtSwitch = load.progress().ok
+    await load.until((progress) => progress.ok >= okAtSwitch + 200)
+    const summary = await load.stop()
     t.comment(
       `rotation: ${JSON.stringify(summary)}; new certificate served after ${servedAfter} ms`,
     )
@@ -126,15 +98,16 @@ t.test(
     const dir = t.testdir()
     await writeDevCertificates(dir, await createDevCertificates({ hosts: ['127.0.0.1'] }))
     const service = await startService(t, dir, '2s')
-    const load = runLoad({
+    const load = startLoad({
       url: service.url,
       caFile: join(dir, 'ca.crt'),
       reviewFile: await reviewFile(dir),
       concurrency: 8,
-      durationMs: 6_000,
+      durationMs: 30_000,
     })
+    t.teardown(load.stop)
 
-    await sleep(1_500)
+    await load.until((progress) => progress.ok >= WARM)
     service.child.kill('SIGTERM')
     let status = await service.readyz()
     for (let i = 0; i < 20 && status === 200; i++) {
@@ -142,7 +115,10 @@ t.test(
       status = await service.readyz()
     }
     t.equal(status, 503, 'readiness turns false while admission still answers')
-    const summary = await load
+    // The load goes on through the drain until the process has gone and its port refuses.
+    const code = await service.exited
+    await load.until((progress) => progress.refused > 0, 5_000)
+    const summary = await load.stop()
     t.comment(`SIGTERM: ${JSON.stringify(summary)}`)
     t.equal(
       summary.failed,
@@ -154,6 +130,6 @@ t.test(
       summary.refused > 0,
       'then the listener was closed (new connections refused, nothing half-sent)',
     )
-    t.equal(await service.exited, 0, 'exit 0')
+    t.equal(code, 0, 'exit 0')
   },
 )

@@ -5,7 +5,9 @@
  *
  *   node test/faults/load-worker.ts URL CA_FILE REVIEW_FILE CONCURRENCY DURATION_MS [RATE]
  *
- * With RATE (requests per second in all), each connection paces itself to its share.
+ * With RATE (requests per second in all), each connection paces itself to its share. SIGTERM ends
+ * the load early (requests in flight complete). Every 100 ms a `progress {…}` line carries the
+ * counts so far, so a test can wait for what it needs rather than for a fixed time.
  */
 
 import { readFileSync } from 'node:fs'
@@ -42,6 +44,10 @@ const ca = readFileSync(caFile, 'utf8')
 const body = readFileSync(reviewFile)
 const uid = (JSON.parse(body.toString('utf8')) as { request: { uid: string } }).request.uid
 const deadline = Date.now() + Number(durationText)
+let stopped = false
+process.once('SIGTERM', () => {
+  stopped = true
+})
 const agent = new https.Agent({ keepAlive: true, maxSockets: Number(concurrencyText), ca })
 const summary = {
   ok: 0,
@@ -102,7 +108,7 @@ function once(retry = true): Promise<void> {
 }
 
 async function connection(): Promise<void> {
-  while (Date.now() < deadline) {
+  while (!stopped && Date.now() < deadline) {
     const refusedBefore = summary.refused
     const started = Date.now()
     await once()
@@ -113,6 +119,10 @@ async function connection(): Promise<void> {
   }
 }
 
+const progress = setInterval(() => {
+  process.stdout.write(`progress ${JSON.stringify(summary)}\n`)
+}, 100)
 await Promise.all(Array.from({ length: Number(concurrencyText) }, connection))
+clearInterval(progress)
 agent.destroy()
 process.stdout.write(`${JSON.stringify(summary)}\n`)
