@@ -71,6 +71,30 @@ export default tseslint.config(
     },
   })),
   {
+    // One e2e environment builder (test/e2e/harness/environment.ts): e2e files get the control
+    // plane, CRDs, identity, service, webhooks and operator from it, never by assembling its pieces
+    // themselves.
+    files: ['test/e2e/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...['admission', 'control-plane', 'service-network'].map((piece) => ({
+              name: `./harness/${piece}.ts`,
+              message: 'build the environment with ./harness/environment.ts',
+            })),
+            {
+              name: './harness/operator.ts',
+              importNames: ['installReleaseCrds', 'startOperator'],
+              message: 'build the environment with ./harness/environment.ts',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // tap's `t.test(name, async (t) => …)` returns a promise tap itself awaits.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
