@@ -71,9 +71,9 @@ export default tseslint.config(
     },
   })),
   {
-    // One e2e environment builder (test/e2e/harness/environment.ts): e2e files get the control
-    // plane, CRDs, identity, service, webhooks and operator from it, never by assembling its pieces
-    // themselves.
+    // One e2e environment builder (test/e2e/harness/environment.ts): e2e files and the cluster
+    // benchmark get the control plane, CRDs, identity, service, webhooks and operator from it,
+    // never by assembling its pieces themselves.
     files: ['test/e2e/*.test.ts'],
     rules: {
       'no-restricted-imports': [
@@ -88,6 +88,22 @@ export default tseslint.config(
               name: './harness/operator.ts',
               importNames: ['installReleaseCrds', 'startOperator'],
               message: 'build the environment with ./harness/environment.ts',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['bench/cluster/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./\\.\\./test/e2e/(?!harness/environment\\.ts$)',
+              message: 'the e2e harness is reached through test/e2e/harness/environment.ts',
             },
           ],
         },
