@@ -71,6 +71,46 @@ export default tseslint.config(
     },
   })),
   {
+    // One e2e environment builder (test/e2e/harness/environment.ts): e2e files and the cluster
+    // benchmark get the control plane, CRDs, identity, service, webhooks and operator from it,
+    // never by assembling its pieces themselves.
+    files: ['test/e2e/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...['admission', 'control-plane', 'service-network'].map((piece) => ({
+              name: `./harness/${piece}.ts`,
+              message: 'build the environment with ./harness/environment.ts',
+            })),
+            {
+              name: './harness/operator.ts',
+              importNames: ['installReleaseCrds', 'startOperator'],
+              message: 'build the environment with ./harness/environment.ts',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['bench/cluster/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./\\.\\./test/e2e/(?!harness/environment\\.ts$)',
+              message: 'the e2e harness is reached through test/e2e/harness/environment.ts',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // tap's `t.test(name, async (t) => …)` returns a promise tap itself awaits.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

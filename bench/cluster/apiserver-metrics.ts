@@ -11,7 +11,7 @@
  * buckets are 5, 25, 100 ms…), so read them as coarse.
  */
 
-import type { RunningAdmission } from '../../test/e2e/harness/admission.ts'
+import type { RunningAdmission } from '../../test/e2e/harness/environment.ts'
 import type { ApiClient } from './client.ts'
 import { must } from './client.ts'
 

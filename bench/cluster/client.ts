@@ -7,7 +7,7 @@
  */
 
 import { Agent, request } from 'node:https'
-import type { ControlPlane } from '../../test/e2e/harness/control-plane.ts'
+import type { ControlPlane } from '../../test/e2e/harness/environment.ts'
 
 export interface ApiResponse {
   readonly status: number

@@ -5,8 +5,7 @@
  * once). The API server's webhook histogram is read around every "with" run.
  */
 
-import type { RunningAdmission, renderManifests } from '../../test/e2e/harness/admission.ts'
-import type { Kubectl } from '../../test/e2e/harness/kubectl.ts'
+import type { Environment, RunningAdmission } from '../../test/e2e/harness/environment.ts'
 import { accumulate, emptyRunHistograms, scrape, summariseRun } from './apiserver-metrics.ts'
 import type { RunHistograms } from './apiserver-metrics.ts'
 import type { ApiClient } from './client.ts'
@@ -14,17 +13,14 @@ import { CLUSTER_CONFIG } from './config.ts'
 import type { ProxyDeployments } from './deployments.ts'
 import { burstSummary, latencyCell } from './report.ts'
 import type { BurstSummary, LatencyCell } from './report.ts'
-import { sampleRss, webhooksOff, webhooksOn } from './service.ts'
+import { sampleRss } from './service.ts'
 import { isMutated, runWrites } from './writers.ts'
 import type { IndexRanges, Operation, WriteJob, WriteRun } from './writers.ts'
 
-/** Where the webhook probe writes: a population namespace the webhooks select. */
-const PROBE_NAMESPACE = 'team-00'
-
 export interface Context {
   readonly api: ApiClient
-  readonly kubectl: Kubectl
-  readonly manifests: Awaited<ReturnType<typeof renderManifests>>
+  /** The e2e environment: the control plane, and the webhooks switched on and off. */
+  readonly env: Environment
   readonly deployments: ProxyDeployments
   readonly uids: ReadonlyMap<number, string>
   readonly admission: RunningAdmission
@@ -36,9 +32,8 @@ export function webhookSwitch(context: Context, initially: boolean) {
   let on = initially
   return async (wanted: boolean): Promise<void> => {
     if (wanted === on) return
-    if (wanted)
-      await webhooksOn(context.kubectl, context.manifests, context.admission, PROBE_NAMESPACE)
-    else await webhooksOff(context.kubectl, PROBE_NAMESPACE)
+    if (wanted) await context.env.registerWebhooks(context.admission)
+    else await context.env.unregisterWebhooks()
     on = wanted
   }
 }

@@ -7,41 +7,23 @@
 
 import { mkdir, copyFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { PodServiceAccount } from '../../test/e2e/harness/admission.ts'
-import type { ControlPlane } from '../../test/e2e/harness/control-plane.ts'
 import { summariseProfile } from '../profile.ts'
-import type { ProfileSummary } from '../profile.ts'
 import { memory } from '../proc.ts'
 import { CLUSTER_CONFIG } from './config.ts'
 import { collectGarbage } from './inspector.ts'
 import type { Context } from './measure.ts'
-import { profileIn, startService, webhooksOff, webhooksOn } from './service.ts'
+import type { Profiles } from './report.ts'
+import { profileIn, startService } from './service.ts'
 import { runWrites } from './writers.ts'
 
-export interface Profiles {
-  readonly servers: number
-  /** At ready, then right after a full, compacting collection. */
-  readonly memory: {
-    readonly rssAtReadyMiB: number
-    readonly heapUsedAtReadyMiB: number
-    readonly rssAfterGcMiB: number
-    readonly heapUsedAfterGcMiB: number
-  }
-  readonly startup: ProfileSummary
-  readonly burst: ProfileSummary
-  readonly burstSeconds: number
-}
-
 export async function profileLargest(
-  plane: ControlPlane,
-  account: PodServiceAccount,
   servers: number,
   base: Omit<Context, 'admission'>,
   burst: { readonly indices: readonly number[]; readonly revision: number },
   dir: string,
   saveTo: string,
 ): Promise<Profiles | undefined> {
-  const service = await startService(plane, account, CLUSTER_CONFIG.readyLimitMs, [
+  const service = await startService(base.env, CLUSTER_CONFIG.readyLimitMs, [
     '--cpu-prof',
     `--cpu-prof-dir=${dir}`,
     '--inspect=127.0.0.1:0',
@@ -58,7 +40,7 @@ export async function profileLargest(
       rssAfterGcMiB: memory(service.pid).rss / 2 ** 20,
       heapUsedAfterGcMiB: (await service.admission.metric('nodejs_heap_size_used_bytes')) / 2 ** 20,
     }
-    await webhooksOn(base.kubectl, base.manifests, service.admission, 'team-00')
+    await base.env.registerWebhooks(service.admission)
     const start = performance.now()
     const run = await runWrites(base.api, base.deployments, base.uids, {
       operation: 'UPDATE',
@@ -69,7 +51,7 @@ export async function profileLargest(
       deadlineMs: CLUSTER_CONFIG.burst.deadlineMs,
     })
     window = { start, end: performance.now(), seconds: run.wallMs / 1000 }
-    await webhooksOff(base.kubectl, 'team-00')
+    await base.env.unregisterWebhooks()
   } finally {
     await service.admission.stop()
   }

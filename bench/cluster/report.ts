@@ -4,7 +4,6 @@
  */
 
 import type { ProfileSummary } from '../profile.ts'
-import type { Profiles } from './profiling.ts'
 import type { ServiceLogSummary } from './service-log.ts'
 import type { HistogramSummary, TimeSplit } from './apiserver-metrics.ts'
 import { GOALS } from './config.ts'
@@ -245,6 +244,21 @@ function verdict(check: GoalCheck): string {
       ? `${num(check.measured - check.limit)} points over`
       : `${num(check.measured / check.limit, 2)}× the limit`
   return `FAILS (${over})`
+}
+
+/** Where mcp-admission's time and memory went, when profiled (profiling.ts). */
+export interface Profiles {
+  readonly servers: number
+  /** At ready, then right after a full, compacting collection. */
+  readonly memory: {
+    readonly rssAtReadyMiB: number
+    readonly heapUsedAtReadyMiB: number
+    readonly rssAfterGcMiB: number
+    readonly heapUsedAfterGcMiB: number
+  }
+  readonly startup: ProfileSummary
+  readonly burst: ProfileSummary
+  readonly burstSeconds: number
 }
 
 export interface ReportInput {

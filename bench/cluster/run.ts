@@ -12,16 +12,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ensureBinaries } from '../../test/e2e/control-plane/binaries.ts'
-import {
-  installCrds,
-  installIdentity,
-  podServiceAccount,
-  renderManifests,
-} from '../../test/e2e/harness/admission.ts'
-import type { PodServiceAccount } from '../../test/e2e/harness/admission.ts'
-import { startControlPlane } from '../../test/e2e/harness/control-plane.ts'
-import { kubectlFor } from '../../test/e2e/harness/kubectl.ts'
+import { createEnvironment, ensureBinaries } from '../../test/e2e/harness/environment.ts'
+import type { Environment } from '../../test/e2e/harness/environment.ts'
 import { apiClient, must } from './client.ts'
 import { CLUSTER_CONFIG } from './config.ts'
 import { proxyDeployments } from './deployments.ts'
@@ -33,9 +25,8 @@ import { createNamespaces, growPopulation, serverUids } from './population.ts'
 import type { PopulationStep } from './population.ts'
 import { clusterCharts } from './plots.ts'
 import { checkGoals, formatReport } from './report.ts'
-import type { BurstSummary, LatencyCell, ViewFacts } from './report.ts'
+import type { BurstSummary, LatencyCell, Profiles, ViewFacts } from './report.ts'
 import { profileLargest } from './profiling.ts'
-import type { Profiles } from './profiling.ts'
 import { holdReconcilerLease, startService } from './service.ts'
 import type { StartedService } from './service.ts'
 import { summariseServiceLog } from './service-log.ts'
@@ -69,34 +60,26 @@ function build(): void {
 }
 
 /** Starts the service; also the API server's and its own CPU to ready. */
-async function started(
-  plane: Parameters<typeof startService>[0],
-  account: PodServiceAccount,
-): Promise<{ service: StartedService; cpu: CpuUse }> {
+async function started(env: Environment): Promise<{ service: StartedService; cpu: CpuUse }> {
   const meter = startMeter()
-  const service = await startService(plane, account, config.readyLimitMs)
+  const service = await startService(env, config.readyLimitMs)
   return { service, cpu: meter() }
 }
 
 async function main(): Promise<void> {
   build()
   const binaries = await ensureBinaries(undefined, progress)
-  process.env['E2E_KUBE_APISERVER'] = binaries.kubeApiserver
-  process.env['E2E_ETCD'] = binaries.etcd
   progress(`starting etcd ${binaries.etcdVersion} and kube-apiserver ${binaries.kubeVersion}`)
-  const plane = await startControlPlane()
-  const api = apiClient(plane, Math.max(config.burst.concurrency, config.populateConcurrency))
+  // The e2e environment: the CRD fixtures and the service's identity and RBAC; the service is
+  // started (as a pod reads the cluster: in-cluster config from its service account's files)
+  // and its webhooks switched on and off by the measurements.
+  const env = await createEnvironment({ binaries, service: false })
+  const api = apiClient(env.plane, Math.max(config.burst.concurrency, config.populateConcurrency))
   const tmp = await mkdtemp(join(tmpdir(), 'mcp-admission-bench-cluster-'))
   // Only this run's results: a quick run's logs must not sit beside a full run's figures.
   await rm(RESULTS, { recursive: true, force: true })
   await mkdir(RESULTS, { recursive: true })
   try {
-    const kubectl = kubectlFor(plane.kubeconfig)
-    const manifests = await renderManifests(kubectl)
-    await installCrds(kubectl)
-    await installIdentity(kubectl, manifests)
-    // As the chart's pod reads the cluster: in-cluster config from the service account's files.
-    const serviceAccount = await podServiceAccount(kubectl, plane, join(tmp, 'serviceaccount'))
     const kubeVersion = (
       JSON.parse(must(await api.send('GET', '/version'), 'version').body) as { gitVersion: string }
     ).gitVersion
@@ -147,15 +130,14 @@ async function main(): Promise<void> {
       stored = servers
 
       progress(`starting mcp-admission with ${servers.toLocaleString('en')} servers stored`)
-      const { service, cpu } = await started(plane, serviceAccount)
+      const { service, cpu } = await started(env)
       progress(
         `  ready in ${(service.readyMs / 1000).toFixed(2)} s, RSS ${service.rssAtReadyMiB.toFixed(0)} MiB`,
       )
       try {
         const context: Context = {
           api,
-          kubectl,
-          manifests,
+          env,
           deployments,
           uids,
           admission: service.admission,
@@ -219,10 +201,8 @@ async function main(): Promise<void> {
         `profiling mcp-admission: start-up and a burst with ${servers.toLocaleString('en')} servers`,
       )
       profiles = await profileLargest(
-        plane,
-        serviceAccount,
         servers,
-        { api, kubectl, manifests, deployments, uids, progress },
+        { api, env, deployments, uids, progress },
         { indices: burstIndices, revision: revision++ },
         join(tmp, 'profile'),
         RESULTS,
@@ -286,7 +266,7 @@ async function main(): Promise<void> {
     progress(`wrote ${RESULTS}/ (cluster.json, report.txt, *.svg)`)
   } finally {
     api.close()
-    await plane.stop()
+    await env.stop()
     await rm(tmp, { recursive: true, force: true })
   }
 }

@@ -1,9 +1,9 @@
 /**
- * mcp-admission as it ships, run through the e2e harness (`node dist/main.js serve` as the chart's
+ * mcp-admission as it ships, run by the e2e environment (`node dist/main.js serve` as the chart's
  * pod runs it: in-cluster config from its service account's token and CA mounted at the kubelet's
  * path, so its view is read through the API server without `@kubernetes/client-node`), with the
- * Node flags of the image's entrypoint; when it became ready, its memory then and under load; and the
- * webhook configurations switched on and off in front of it.
+ * Node flags of the image's entrypoint; when it became ready, and its memory then and under load.
+ * The environment switches the webhook configurations on and off in front of it.
  */
 
 import { execFileSync } from 'node:child_process'
@@ -12,21 +12,8 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LEASE_NAME } from '../../src/reconciler/leader-election.ts'
-import {
-  SERVICE_NAMESPACE,
-  registerWebhooks,
-  startAdmission,
-} from '../../test/e2e/harness/admission.ts'
-import type {
-  PodServiceAccount,
-  RunningAdmission,
-  renderManifests,
-} from '../../test/e2e/harness/admission.ts'
-import type { ControlPlane } from '../../test/e2e/harness/control-plane.ts'
-import { waitUntilWebhooksAreCalled } from '../../test/e2e/harness/environment.ts'
-import { mustKubectl } from '../../test/e2e/harness/kubectl.ts'
-import type { Kubectl } from '../../test/e2e/harness/kubectl.ts'
-import { waitFor } from '../../test/e2e/harness/processes.ts'
+import { SERVICE_NAMESPACE, waitFor } from '../../test/e2e/harness/environment.ts'
+import type { Environment, RunningAdmission } from '../../test/e2e/harness/environment.ts'
 import { memory } from '../proc.ts'
 import type { ApiClient } from './client.ts'
 import { must } from './client.ts'
@@ -34,8 +21,6 @@ import { must } from './client.ts'
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100
 const MiB = 2 ** 20
-
-type Manifests = Awaited<ReturnType<typeof renderManifests>>
 
 /** The Node flags of `npm start`, which are the image entrypoint's. */
 export function shippedNodeFlags(): string[] {
@@ -74,8 +59,7 @@ export interface StartedService {
  * `nodeFlags` are added to the shipped ones (e.g. `--cpu-prof`), `args` to `serve`'s.
  */
 export async function startService(
-  plane: ControlPlane,
-  account: PodServiceAccount,
+  env: Environment,
   readyLimitMs: number,
   nodeFlags: readonly string[] = [],
   args: readonly string[] = [],
@@ -87,7 +71,9 @@ export async function startService(
   try {
     // Info, as shipped (the e2e harness asks for debug).
     const serveArgs = ['--log-level=info', ...args]
-    admission = await startAdmission(plane, account, serveArgs, {
+    admission = await env.startAdmission({
+      credentials: 'pod',
+      args: serveArgs,
       waitUntilReady: false,
     })
   } finally {
@@ -163,52 +149,6 @@ export async function holdReconcilerLease(api: ApiClient): Promise<void> {
       },
     }),
     'the stand-in Lease',
-  )
-}
-
-/** Registers the shipped webhook configurations in front of `admission` and waits for them. */
-export async function webhooksOn(
-  kubectl: Kubectl,
-  manifests: Manifests,
-  admission: RunningAdmission,
-  probeNamespace: string,
-): Promise<void> {
-  await registerWebhooks(kubectl, manifests, admission)
-  await waitUntilWebhooksAreCalled(kubectl, probeNamespace)
-}
-
-/** Removes them and waits until the API server no longer calls them. */
-export async function webhooksOff(kubectl: Kubectl, probeNamespace: string): Promise<void> {
-  await mustKubectl(kubectl, [
-    'delete',
-    '--ignore-not-found',
-    'mutatingwebhookconfiguration/mcp-admission',
-    'validatingwebhookconfiguration/mcp-admission',
-  ])
-  const probe = JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: 'webhook-probe-runconfig',
-      namespace: probeNamespace,
-      labels: { 'toolhive.stacklok.io/component': 'run-config' },
-    },
-    data: { 'runconfig.json': '{}' },
-  })
-  await waitFor(
-    'the API server to stop calling the webhooks',
-    async () => {
-      const out = await mustKubectl(
-        kubectl,
-        ['create', '--dry-run=server', '-o', 'json', '-f', '-'],
-        probe,
-      )
-      const stored = JSON.parse(out) as { metadata: { annotations?: Record<string, string> } }
-      return stored.metadata.annotations?.['toolhive.stacklok.dev/content-checksum']
-        ? undefined
-        : true
-    },
-    { timeoutMs: 30_000, intervalMs: 250 },
   )
 }
 

@@ -13,26 +13,19 @@ import { connect } from 'node:tls'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import {
-  installCrds,
-  renderManifests,
-  serviceAccountKubeconfig,
-  startAdmission,
-  SERVICE_NAMESPACE,
-} from './harness/admission.ts'
-import type { RunningAdmission } from './harness/admission.ts'
-import {
   certManagerBinary,
   certManagerCrdDir,
   projectSecretVolume,
   startCertManager,
 } from './harness/cert-manager.ts'
-import { startControlPlane } from './harness/control-plane.ts'
-import { waitUntilWebhooksAreCalled } from './harness/environment.ts'
-import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
-import { installReleaseCrds } from './harness/operator.ts'
+import {
+  SERVICE_NAMESPACE,
+  startEnvironment,
+  waitUntilWebhooksAreCalled,
+} from './harness/environment.ts'
+import type { RunningAdmission } from './harness/environment.ts'
+import { mustKubectl } from './harness/kubectl.ts'
 import { waitFor } from './harness/processes.ts'
-import type { Managed } from './harness/processes.ts'
-import { startServiceNetwork } from './harness/service-network.ts'
 import { freePort } from '../helpers/ports.ts'
 
 const SERVICE = 'mcp-admission'
@@ -46,28 +39,23 @@ const CHECKSUM = 'toolhive.stacklok.dev/content-checksum'
 
 const started = Date.now()
 const binary = await certManagerBinary()
-const network = await startServiceNetwork()
-const plane = await startControlPlane({ apiServerArgs: network.apiServerArgs })
-const running: { certManager?: Managed; admission?: RunningAdmission } = {}
-t.teardown(async () => {
-  await running.admission?.stop()
-  await running.certManager?.stop()
-  await plane.stop()
-  await network.close()
+// cert-manager's CRDs as the release ships them and ToolHive's, with a service network; then
+// everything manifests/ renders (its own identity and webhooks, unmodified) and cert-manager.
+const env = await startEnvironment(t, {
+  serviceNetwork: true,
+  crds: [await certManagerCrdDir(), 'fixtures'],
+  identity: false,
+  service: false,
 })
-const kubectl = kubectlFor(plane.kubeconfig)
-
-// cert-manager's CRDs as the release ships them, ToolHive's, then everything manifests/ renders.
-await installReleaseCrds(kubectl, await certManagerCrdDir())
-await installCrds(kubectl)
-const manifests = await renderManifests(kubectl)
+const { plane, kubectl, network } = env
+const running: { admission?: RunningAdmission } = {}
 await mustKubectl(
   kubectl,
   ['apply', '--server-side', '-f', '-'],
-  JSON.stringify({ apiVersion: 'v1', kind: 'List', items: manifests }),
+  JSON.stringify({ apiVersion: 'v1', kind: 'List', items: await env.manifests() }),
 )
 const certManager = await startCertManager(plane, binary)
-running.certManager = certManager
+env.onStop(() => certManager.stop())
 t.comment(
   `control plane, install and cert-manager up in ${((Date.now() - started) / 1000).toFixed(1)} s`,
 )
@@ -270,9 +258,9 @@ t.test('the API server admits through the Service, trusting the injected CA', as
     'tls.key': decode(tls.data['tls.key']),
     'ca.crt': decode(tls.data['ca.crt']),
   })
-  const serviceKubeconfig = await serviceAccountKubeconfig(kubectl, plane)
   admissionPort = await freePort()
-  running.admission = await startAdmission(plane, serviceKubeconfig, ['--cert-poll-interval=1s'], {
+  running.admission = await env.startAdmission({
+    args: ['--cert-poll-interval=1s'],
     port: admissionPort,
     certDir,
   })

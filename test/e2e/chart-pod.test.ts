@@ -20,17 +20,16 @@ import t from 'tap'
 import { parseAllDocuments } from 'yaml'
 import { TOKEN_REREAD_MS } from '../../src/cluster/in-cluster-credentials.ts'
 import { createDevCertificates } from '../../src/http/dev-certs.ts'
-import { MANIFESTS_DIR, installCrds } from './harness/admission.ts'
 import {
   SERVICE_ACCOUNT_MOUNT,
   chartContainer,
   imageConfig,
   startChartPod,
 } from './harness/chart-pod.ts'
-import { startControlPlane } from './harness/control-plane.ts'
+import { MANIFESTS_DIR, startEnvironment } from './harness/environment.ts'
 import { ensureHelm, helmFor, mustHelm } from './harness/helm.ts'
 import { KubeletVolume } from './harness/kubelet-volume.ts'
-import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
+import { mustKubectl } from './harness/kubectl.ts'
 import { waitFor } from './harness/processes.ts'
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
@@ -55,9 +54,9 @@ const helmBinary =
   (await ensureHelm((line) => {
     t.comment(line)
   }))
-const plane = await startControlPlane()
-t.teardown(() => plane.stop())
-const kubectl = kubectlFor(plane.kubeconfig)
+// The CRD fixtures; the identity is the chart's own (below) and mcp-admission runs as the chart's
+// pod (harness/chart-pod.ts), which no option of the environment describes.
+const { plane, kubectl } = await startEnvironment(t, { identity: false, service: false })
 const helm = await helmFor(helmBinary, plane.kubeconfig)
 t.teardown(() => helm.close())
 const kubectlJson = async (args: readonly string[]) =>
@@ -75,9 +74,8 @@ const serviceAccount = rendered.find((object) => object['kind'] === 'ServiceAcco
   metadata: { name: string }
 }
 
-// The cluster side: the namespace, the CRDs, and the chart's own ServiceAccount and RBAC.
+// The cluster side: the namespace, and the chart's own ServiceAccount and RBAC.
 await mustKubectl(kubectl, ['create', 'namespace', NAMESPACE])
-await installCrds(kubectl)
 for (const object of rendered.filter((o) => IDENTITY_KINDS.has(String(o['kind']))))
   await apply(object)
 

@@ -16,18 +16,14 @@ import { createDevCertificates, writeDevCertificates } from '../../src/http/dev-
 import {
   MANIFESTS_DIR,
   SERVICE_NAMESPACE,
-  installCrds,
   renderBaseWith,
-  serviceAccountKubeconfig,
-  startAdmission,
-} from './harness/admission.ts'
-import type { RunningAdmission } from './harness/admission.ts'
-import { startControlPlane } from './harness/control-plane.ts'
-import { waitUntilWebhooksAreCalled } from './harness/environment.ts'
+  startEnvironment,
+  waitUntilWebhooksAreCalled,
+} from './harness/environment.ts'
+import type { RunningAdmission } from './harness/environment.ts'
 import { ensureHelm, helmFor, mustHelm } from './harness/helm.ts'
-import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
+import { mustKubectl } from './harness/kubectl.ts'
 import { waitFor } from './harness/processes.ts'
-import { startServiceNetwork } from './harness/service-network.ts'
 import {
   COMMAND,
   HELM_ONLY_LABELS,
@@ -64,13 +60,14 @@ const helmBinary =
   (await ensureHelm((line) => {
     t.comment(line)
   }))
-const network = await startServiceNetwork()
-const plane = await startControlPlane({ apiServerArgs: network.apiServerArgs })
-t.teardown(async () => {
-  await plane.stop()
-  await network.close()
+// A bare control plane with a service network: the chart brings the rest, in the tests below.
+const env = await startEnvironment(t, {
+  serviceNetwork: true,
+  crds: [],
+  identity: false,
+  service: false,
 })
-const kubectl = kubectlFor(plane.kubeconfig)
+const { plane, kubectl, network } = env
 const helm = await helmFor(helmBinary, plane.kubeconfig)
 t.teardown(() => helm.close())
 
@@ -237,7 +234,7 @@ t.test('mistyped values fail the render with the reason', async (t) => {
 })
 
 t.test('installed into the API server, the chart is what admits', async (t) => {
-  await installCrds(kubectl)
+  await env.installCrds('fixtures')
   // The namespace as the README has users prepare it; the Secret the chart's pods would mount.
   await mustKubectl(kubectl, ['create', 'namespace', NAMESPACE])
   await mustKubectl(kubectl, [
@@ -272,12 +269,7 @@ t.test('installed into the API server, the chart is what admits', async (t) => {
 
   // No kubelet runs here: mcp-admission runs locally as the chart's service account, serving the
   // Secret's pair, and the service network stands in for kube-proxy in front of its Service.
-  let admission: RunningAdmission | undefined = await startAdmission(
-    plane,
-    await serviceAccountKubeconfig(kubectl, plane),
-    [],
-    { certDir },
-  )
+  let admission: RunningAdmission | undefined = await env.startAdmission({ certDir })
   t.teardown(() => admission?.stop())
   await network.route(
     kubectl,

@@ -11,26 +11,20 @@ import { KubeApi } from '../../src/cluster/kube-api.ts'
 import { kubeConfigCredentials } from '../../src/cluster/kubeconfig-credentials.ts'
 import { KubeView } from '../../src/cluster/kube-view.ts'
 import type { ObjectKey } from '../../src/cluster/view.ts'
-import {
-  installCrds,
-  installIdentity,
-  renderManifests,
-  serviceAccountKubeconfig,
-  startAdmission,
-} from './harness/admission.ts'
-import { startControlPlane } from './harness/control-plane.ts'
-import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
-import { waitFor } from './harness/processes.ts'
+import { mustKubectl, startEnvironment, waitFor } from './harness/environment.ts'
 
-const plane = await startControlPlane()
-t.teardown(() => plane.stop())
-const kubectl = kubectlFor(plane.kubeconfig)
-await installIdentity(kubectl, await renderManifests(kubectl))
+// The identity but no CRDs yet (the first test installs them), and the shipped server as the
+// service account, whose readiness must follow its view; no webhooks.
+const env = await startEnvironment(t, {
+  crds: [],
+  service: { waitUntilReady: false },
+  webhooks: false,
+})
+const { plane, kubectl, admission } = env
 
 // The view under test runs in this process, as the service account, like the shipped server.
-const serviceKubeconfig = await serviceAccountKubeconfig(kubectl, plane)
 const config = new KubeConfig()
-config.loadFromFile(serviceKubeconfig)
+config.loadFromFile(await env.serviceAccountKubeconfig())
 const view = new KubeView({
   api: new KubeApi(kubeConfigCredentials(config)),
   logger: pino({ level: 'silent' }),
@@ -38,9 +32,6 @@ const view = new KubeView({
 })
 view.start()
 t.teardown(() => view.stop())
-// And the shipped server beside it, whose readiness must follow its view.
-const admission = await startAdmission(plane, serviceKubeconfig, [], { waitUntilReady: false })
-t.teardown(() => admission.stop())
 
 const apply = (object: unknown) =>
   mustKubectl(kubectl, ['apply', '--server-side', '-f', '-'], JSON.stringify(object))
@@ -53,7 +44,7 @@ t.test('neither the view nor the server is ready before the first sync', async (
   t.equal(readyz.status, 503)
   t.match(readyz.body, /cluster view synced/)
 
-  await installCrds(kubectl)
+  await env.installCrds('fixtures')
   await waitFor('the view to sync', async () => (view.isSynced() ? true : undefined), {
     timeoutMs: 30_000,
   })

@@ -31,11 +31,9 @@ import { causeOfRule, crdInfo, generated, UNREACHABLE_RULES } from './crd-parity
 import type { CrdInfo } from './crd-parity/objects.ts'
 import { parseReport } from './crd-parity/report.ts'
 import type { CheckVerdict } from './crd-parity/report.ts'
-import { startControlPlane } from './harness/control-plane.ts'
 import { dryRunCreate } from './harness/dry-run.ts'
 import type { DryRunAnswer } from './harness/dry-run.ts'
-import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
-import { installReleaseCrds } from './harness/operator.ts'
+import { mustKubectl, startEnvironment } from './harness/environment.ts'
 import { releaseSources } from './toolhive/releases.ts'
 
 const RELEASES = (process.env['E2E_CRD_PARITY_RELEASES'] ?? 'v0.63.0,v0.33.0').split(',')
@@ -44,14 +42,14 @@ const NAMESPACE = 'parity'
 for (const release of RELEASES) {
   t.test(`check --crds and kube-apiserver agree on ToolHive ${release}'s CRDs`, async (t) => {
     const { crds, examples } = await releaseSources(release)
-    const plane = await startControlPlane()
-    const work = await mkdtemp(join(tmpdir(), 'mcp-admission-parity-'))
-    t.teardown(async () => {
-      await plane.stop()
-      await rm(work, { recursive: true, force: true })
+    // The release's CRDs alone: no identity, no service, no webhooks (see above).
+    const { plane, kubectl } = await startEnvironment(t, {
+      crds: [crds],
+      identity: false,
+      service: false,
     })
-    const kubectl = kubectlFor(plane.kubeconfig)
-    await installReleaseCrds(kubectl, crds)
+    const work = await mkdtemp(join(tmpdir(), 'mcp-admission-parity-'))
+    t.teardown(() => rm(work, { recursive: true, force: true }))
     await mustKubectl(kubectl, ['create', 'namespace', NAMESPACE])
 
     const infos = new Map(

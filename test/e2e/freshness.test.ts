@@ -14,46 +14,33 @@ import { join } from 'node:path'
 import t from 'tap'
 import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
 import { proxyDeployment, runConfigFor, workload } from '../helpers/proxy.ts'
-import {
-  installCrds,
-  installIdentity,
-  registerWebhooks,
-  renderManifests,
-  serviceAccountKubeconfig,
-  startAdmission,
-} from './harness/admission.ts'
-import { startControlPlane } from './harness/control-plane.ts'
-import { waitUntilWebhooksAreCalled } from './harness/environment.ts'
-import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
+import { mustKubectl, startEnvironment } from './harness/environment.ts'
 import { startHoldingProxy } from './harness/watch-hold-proxy.ts'
 
 type Any = Record<string, any>
 const CHECKSUM = 'toolhive.stacklok.dev/runconfig-checksum'
 const GENERATION = 'toolhive.stacklok.dev/mcpserver-generation'
 
-const plane = await startControlPlane()
-const stops: (() => Promise<unknown>)[] = [() => plane.stop()]
-t.teardown(async () => {
-  for (const stop of stops.reverse()) await stop()
-})
-const kubectl = kubectlFor(plane.kubeconfig)
-const manifests = await renderManifests(kubectl)
-await installCrds(kubectl)
-await installIdentity(kubectl, manifests)
-
 // The service reads the API server through the proxy, with its own service account's token.
-const proxy = await startHoldingProxy(plane)
-stops.push(() => proxy.close())
-const direct = JSON.parse(
-  await readFile(await serviceAccountKubeconfig(kubectl, plane), 'utf8'),
-) as Any
-// client-node allows plain HTTP (loopback only, here) only with TLS verification marked off.
-direct['clusters'][0].cluster = { server: proxy.url, 'insecure-skip-tls-verify': true }
-const viaProxy = join(plane.dir, 'service-via-proxy.kubeconfig')
-await writeFile(viaProxy, JSON.stringify(direct), { mode: 0o600 })
-const admission = await startAdmission(plane, viaProxy)
-stops.push(() => admission.stop())
-await registerWebhooks(kubectl, manifests, admission)
+const holding: { proxy?: Awaited<ReturnType<typeof startHoldingProxy>> } = {}
+const env = await startEnvironment(t, {
+  service: {
+    credentials: async (env) => {
+      const started = await startHoldingProxy(env.plane)
+      holding.proxy = started
+      env.onStop(() => started.close())
+      const direct = JSON.parse(await readFile(await env.serviceAccountKubeconfig(), 'utf8')) as Any
+      // client-node allows plain HTTP (loopback only, here) only with TLS verification marked off.
+      direct['clusters'][0].cluster = { server: started.url, 'insecure-skip-tls-verify': true }
+      const viaProxy = join(env.plane.dir, 'service-via-proxy.kubeconfig')
+      await writeFile(viaProxy, JSON.stringify(direct), { mode: 0o600 })
+      return viaProxy
+    },
+  },
+})
+const { kubectl } = env
+const proxy = holding.proxy
+if (proxy === undefined) throw new Error('the service runs without its proxy')
 
 const get = async (kind: string, name: string, ns: string): Promise<Any> =>
   JSON.parse(await mustKubectl(kubectl, ['get', kind, name, '-n', ns, '-o', 'json'])) as Any
@@ -66,8 +53,8 @@ const inNamespace = <T extends Any>(object: T, namespace: string): T => ({
   metadata: { ...object['metadata'], namespace },
 })
 
+// The environment waited until the API server calls the webhooks.
 await mustKubectl(kubectl, ['create', 'namespace', 'fresh'])
-await waitUntilWebhooksAreCalled(kubectl, 'fresh')
 
 t.test(
   'a get-modify-update that keeps stale values while the watch lags gets fresh ones',

@@ -7,25 +7,21 @@
 
 import { join, relative } from 'node:path'
 import t from 'tap'
-import { MANIFESTS_DIR, installCrds, renderBaseWith } from './harness/admission.ts'
 import { certManagerCrdDir } from './harness/cert-manager.ts'
-import { startControlPlane } from './harness/control-plane.ts'
-import { kubectlFor, mustKubectl } from './harness/kubectl.ts'
+import {
+  MANIFESTS_DIR,
+  mustKubectl,
+  renderBaseWith,
+  startEnvironment,
+} from './harness/environment.ts'
 
-const plane = await startControlPlane()
-t.teardown(() => plane.stop())
-const kubectl = kubectlFor(plane.kubeconfig)
-// kubectl reads the directory's .yaml files (and skips its README).
-await mustKubectl(kubectl, ['apply', '--server-side', '-f', await certManagerCrdDir()])
-await mustKubectl(kubectl, [
-  'wait',
-  '--for=condition=Established',
-  '--timeout=60s',
-  'crd/certificates.cert-manager.io',
-  'crd/issuers.cert-manager.io',
-  'crd/clusterissuers.cert-manager.io',
-])
-await installCrds(kubectl)
+// cert-manager's CRDs (kubectl reads the directory's .yaml files and skips its README) and the
+// ToolHive fixtures; nothing of the install itself, which the dry runs below check.
+const { plane, kubectl } = await startEnvironment(t, {
+  crds: [await certManagerCrdDir(), 'fixtures'],
+  identity: false,
+  service: false,
+})
 // A dry run creates nothing, so the namespaced objects need their namespace for real.
 await mustKubectl(kubectl, ['create', 'namespace', 'mcp-admission'])
 

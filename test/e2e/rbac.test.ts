@@ -4,22 +4,11 @@
  */
 
 import t from 'tap'
-import {
-  installCrds,
-  installIdentity,
-  renderManifests,
-  SERVICE_ACCOUNT,
-  SERVICE_NAMESPACE,
-} from './harness/admission.ts'
-import { startControlPlane } from './harness/control-plane.ts'
-import { kubectlFor } from './harness/kubectl.ts'
+import { SERVICE_ACCOUNT, SERVICE_NAMESPACE, startEnvironment } from './harness/environment.ts'
 
-const plane = await startControlPlane()
-t.teardown(() => plane.stop())
-const kubectl = kubectlFor(plane.kubeconfig)
-// kubectl resolves resource names through discovery, so the ToolHive kinds must be served.
-await installCrds(kubectl)
-await installIdentity(kubectl, await renderManifests(kubectl))
+// The CRD fixtures (kubectl resolves resource names through discovery, so the ToolHive kinds must
+// be served) and the shipped identity and RBAC; the service itself need not run.
+const { kubectl } = await startEnvironment(t, { service: false })
 
 const AS = `--as=system:serviceaccount:${SERVICE_NAMESPACE}:${SERVICE_ACCOUNT}`
 

@@ -7,9 +7,8 @@
  */
 
 import t from 'tap'
-import { startAdmission, storeWithoutValidation } from './harness/admission.ts'
-import type { RunningAdmission } from './harness/admission.ts'
-import { startEnvironment } from './harness/environment.ts'
+import { startEnvironment, storeWithoutValidation } from './harness/environment.ts'
+import type { RunningAdmission } from './harness/environment.ts'
 import { mustKubectl } from './harness/kubectl.ts'
 import { waitFor } from './harness/processes.ts'
 
@@ -193,7 +192,7 @@ t.test(
 
 t.test('two replicas: one writes; a graceful stop and a SIGKILL both hand over', async (t) => {
   const ns = await env.namespace()
-  const second = await startAdmission(env.plane, env.serviceKubeconfig)
+  const second = await env.startAdmission()
   t.teardown(() => second.stop())
   const replicas: [string, RunningAdmission][] = [
     ['first', admission],
@@ -259,7 +258,7 @@ t.test('two replicas: one writes; a graceful stop and a SIGKILL both hand over',
   t.pass('the new leader writes')
 
   // SIGKILL: no release; a fresh replica takes over once the 15 s lease has expired.
-  const third = await startAdmission(env.plane, env.serviceKubeconfig)
+  const third = await env.startAdmission()
   t.teardown(() => third.stop())
   follower.process.child.kill('SIGKILL')
   const killed = Date.now()

@@ -5,8 +5,7 @@
  */
 
 import t from 'tap'
-import { startEnvironment } from './harness/environment.ts'
-import { storeWithoutValidation } from './harness/admission.ts'
+import { startEnvironment, storeWithoutValidation } from './harness/environment.ts'
 import { mustKubectl } from './harness/kubectl.ts'
 
 const env = await startEnvironment(t)

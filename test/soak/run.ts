@@ -8,8 +8,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { ensureBinaries } from '../e2e/control-plane/binaries.ts'
-import { startEnvironment } from '../e2e/harness/environment.ts'
+import { createEnvironment, ensureBinaries } from '../e2e/harness/environment.ts'
 import { runLoad } from '../faults/load.ts'
 import { review, runConfigMap } from '../helpers/objects.ts'
 
@@ -17,14 +16,9 @@ const seconds = Number(process.env['SOAK_SECONDS'] ?? '600')
 const rate = Number(process.env['SOAK_RATE'] ?? '1000')
 const log = (line: string) => process.stdout.write(`soak: ${line}\n`)
 
-const binaries = await ensureBinaries()
-process.env['E2E_KUBE_APISERVER'] = binaries.kubeApiserver
-process.env['E2E_ETCD'] = binaries.etcd
-const teardowns: (() => unknown)[] = []
-const env = await startEnvironment({
-  teardown: (fn) => teardowns.push(fn),
-  comment: (...args) => log(args.join(' ')),
-})
+const started = Date.now()
+const env = await createEnvironment({ binaries: await ensureBinaries() })
+log(`environment up in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 try {
   const ns = await env.namespace('soak')
   const reviewFile = join(env.plane.dir, 'soak-review.json')
@@ -106,5 +100,5 @@ try {
   )
   process.exitCode = summary.failed === 0 ? 0 : 1
 } finally {
-  for (const teardown of teardowns.reverse()) await teardown()
+  await env.stop()
 }

@@ -23,7 +23,7 @@ export const CRD_FIXTURES_DIR = join(REPO, 'test/e2e/fixtures/crds')
 export const SERVICE_NAMESPACE = 'mcp-admission'
 export const SERVICE_ACCOUNT = 'mcp-admission'
 
-type Manifest = {
+export type Manifest = {
   apiVersion: string
   kind: string
   metadata: { name: string }

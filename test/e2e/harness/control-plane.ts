@@ -40,10 +40,12 @@ export function binariesFromEnv(): { kubeApiserver: string; etcd: string } {
 export interface ControlPlaneOptions {
   /** Writes what extra API server flags need into the plane's directory and returns the flags. */
   readonly apiServerArgs?: (dir: string) => Promise<string[]>
+  /** The binaries to run; those the e2e runner names in the environment by default. */
+  readonly binaries?: { readonly kubeApiserver: string; readonly etcd: string }
 }
 
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
-  const binaries = binariesFromEnv()
+  const binaries = options.binaries ?? binariesFromEnv()
   const dir = await mkdtemp(join(tmpdir(), 'mcp-admission-e2e-'))
   const processes: Managed[] = []
   const stopAll = async () => {

@@ -19,14 +19,6 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Test } from 'tap'
 import { ensureOperator } from '../toolhive/releases.ts'
 import {
-  installIdentity,
-  registerWebhooks,
-  renderManifests,
-  serviceAccountKubeconfig,
-  startAdmission,
-} from './admission.ts'
-import type { RunningAdmission } from './admission.ts'
-import {
   describeTally,
   difference,
   increases,
@@ -35,10 +27,9 @@ import {
 } from './api-writes.ts'
 import type { WriteTally } from './api-writes.ts'
 import { exerciseAuthServer } from './operator-authserver.ts'
-import { startControlPlane } from './control-plane.ts'
-import type { ControlPlane } from './control-plane.ts'
-import { waitUntilWebhooksAreCalled } from './environment.ts'
-import { kubectlFor, mustKubectl } from './kubectl.ts'
+import { startEnvironment } from './environment.ts'
+import type { ControlPlane, RunningAdmission } from './environment.ts'
+import { mustKubectl } from './kubectl.ts'
 import type { Kubectl } from './kubectl.ts'
 import {
   CHECKSUM,
@@ -54,13 +45,8 @@ import {
   releaseAtLeast,
   webhookBundle,
 } from './operator-objects.ts'
-import {
-  describeObject,
-  exampleObjects,
-  inBatches,
-  installReleaseCrds,
-  startOperator,
-} from './operator.ts'
+import { describeObject, exampleObjects, inBatches } from './operator.ts'
+import type { ExampleObject } from './operator.ts'
 import type { Any } from './operator.ts'
 import { waitFor } from './processes.ts'
 
@@ -70,8 +56,6 @@ const VOLUMES_HASH = 'toolhive.stacklok.io/podvolumes-hash'
 /** The examples' namespaces, which the operator watches; `UNWATCHED` it does not. */
 const WATCHED = ['default', 'production', 'redis', 'toolhive-system', 'bundles']
 const UNWATCHED = 'no-operator'
-/** The operator's identity as its Helm chart names it (`operator.serviceAccount.name`). */
-const OPERATOR_ACCOUNT = { namespace: 'toolhive-system', name: 'toolhive-operator' }
 /**
  * How often the operator reconciles a workload it cannot make ready: without pods a workload's
  * StatefulSet never is, and the operator requeues it 10 s after each reconcile (v0.63
@@ -127,41 +111,34 @@ export async function operatorSuite(root: Test, release: string): Promise<void> 
 
 async function besideOperator(t: Test, release: string): Promise<void> {
   const files = await ensureOperator(release)
-  const plane = await startControlPlane()
-  const stops: (() => Promise<unknown>)[] = [() => plane.stop()]
-  t.teardown(async () => {
-    for (const stop of stops.reverse()) await stop()
-  })
-  const kubectl = kubectlFor(plane.kubeconfig)
-  await installReleaseCrds(kubectl, files.crds)
-  for (const namespace of [...WATCHED, UNWATCHED].filter((ns) => ns !== 'default'))
-    await mustKubectl(kubectl, ['create', 'namespace', namespace])
-
-  // What the release's CRDs accept, decided before any webhook is registered.
-  const examples = (await exampleObjects(files.examples)).filter(
-    ({ object }) => object['kind'] !== 'Namespace',
-  )
-  const accepted = (
-    await inBatches(examples, 8, async (example) => {
-      const result = await kubectl(
-        ['create', '--dry-run=server', '-o', 'name', '-f', '-'],
-        JSON.stringify(example.object),
+  let accepted: ExampleObject[] = []
+  // The release's CRDs, the shipped identity, webhooks and service, and the operator as its own
+  // service account watching WATCHED.
+  const env = await startEnvironment(t, {
+    crds: [files.crds],
+    beforeService: async ({ kubectl }) => {
+      for (const namespace of [...WATCHED, UNWATCHED].filter((ns) => ns !== 'default'))
+        await mustKubectl(kubectl, ['create', 'namespace', namespace])
+      // What the release's CRDs accept, decided before any webhook is registered.
+      const examples = (await exampleObjects(files.examples)).filter(
+        ({ object }) => object['kind'] !== 'Namespace',
       )
-      return result.code === 0 ? example : undefined
-    })
-  ).filter((example) => example !== undefined)
-  t.comment(`${release}: ${accepted.length} of ${examples.length} example objects the CRDs accept`)
-
-  const manifests = await renderManifests(kubectl)
-  await installIdentity(kubectl, manifests)
-  const admission = await startAdmission(plane, await serviceAccountKubeconfig(kubectl, plane))
-  stops.push(() => admission.stop())
-  await registerWebhooks(kubectl, manifests, admission)
-  await waitUntilWebhooksAreCalled(kubectl, 'default')
-  const operator = await startOperator(plane, files, WATCHED, {
-    kubeconfig: await operatorKubeconfig(kubectl, plane),
+      accepted = (
+        await inBatches(examples, 8, async (example) => {
+          const result = await kubectl(
+            ['create', '--dry-run=server', '-o', 'name', '-f', '-'],
+            JSON.stringify(example.object),
+          )
+          return result.code === 0 ? example : undefined
+        })
+      ).filter((example) => example !== undefined)
+      t.comment(
+        `${release}: ${accepted.length} of ${examples.length} example objects the CRDs accept`,
+      )
+    },
+    operator: { files, watch: WATCHED },
   })
-  stops.push(() => operator.stop())
+  const { plane, kubectl, admission } = env
 
   await t.test('no false denial of an example the CRDs accept', async (t) => {
     // Examples that share a name (several files define `fetch`) are applied in file order, one
@@ -395,7 +372,7 @@ async function besideOperator(t: Test, release: string): Promise<void> {
 
   await t.test('no resource is written more often than without mcp-admission', async (t) => {
     const compared = new Map([...withAdmission].filter(([key]) => !OWN_RESOURCES.has(key)))
-    const slack = writeSlack(interceptedResources(manifests))
+    const slack = writeSlack(interceptedResources(await env.manifests()))
     t.same(increases(compared, baseline, slack), [], 'per resource, with ≤ without')
   })
 }
@@ -504,19 +481,6 @@ async function settle(plane: ControlPlane): Promise<void> {
 }
 
 /** The operator's own service account, bound to cluster-admin, and a kubeconfig for it. */
-async function operatorKubeconfig(kubectl: Kubectl, plane: ControlPlane): Promise<string> {
-  const { namespace, name } = OPERATOR_ACCOUNT
-  await mustKubectl(kubectl, ['create', 'serviceaccount', name, '-n', namespace])
-  await mustKubectl(kubectl, [
-    'create',
-    'clusterrolebinding',
-    name,
-    '--clusterrole=cluster-admin',
-    `--serviceaccount=${namespace}:${name}`,
-  ])
-  return serviceAccountKubeconfig(kubectl, plane, OPERATOR_ACCOUNT)
-}
-
 /** The first proxy Deployment of each workload kind. */
 function pickOnePerKind(proxies: readonly Any[]): Any[] {
   const byKind = new Map<string, Any>()
