@@ -69,7 +69,7 @@ export function createAdmission({
       const route = router.find(webhook, request)
       if (!route) return { ok: true, review: toReview(apiVersion, allowed(request.uid)), request }
       // The one limit on untrusted nesting, checked only for what a rule will read: a request no
-      // route takes is allowed above whatever its shape, so no failure here reaches it.
+      // route takes is allowed above, whatever its shape, so no failure here reaches it.
       if (nestsDeeperThan(request, MAX_NESTING)) {
         const message = `the request is nested deeper than ${MAX_NESTING} levels`
         return {
