@@ -3,8 +3,9 @@
  *
  * `spawnServe` starts it on free 127.0.0.1 ports and returns at once (for starts that are meant to
  * fail); `startServe` also waits until `/readyz` answers 200, or fails with the output so far if
- * the process exits or is not ready in time. Output is kept line by line; `waitForLine` waits for
- * one. `stop` sends a signal and awaits the exit (SIGKILL past a limit); `kill` is for teardown.
+ * the process exits or is not ready in time. Output is kept line by line (and, with `logFile`,
+ * appended to that file as it comes, for a run's artifacts); `waitForLine` waits for one. `stop`
+ * sends a signal and awaits the exit (SIGKILL past a limit); `kill` is for teardown.
  * No cluster is configured unless `env` names one: the runner's KUBECONFIG, KUBERNETES_SERVICE_*
  * and MCP_ADMISSION_* variables are not passed on. A child still running when this process exits
  * is killed then.
@@ -12,6 +13,7 @@
 
 import { spawn } from 'node:child_process'
 import type { ChildProcessByStdio } from 'node:child_process'
+import { createWriteStream } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { request } from 'node:http'
 import { StringDecoder } from 'node:string_decoder'
@@ -49,6 +51,8 @@ export interface ServeOptions {
    */
   readonly wrap?: (argv: readonly string[]) => Wrapped | Promise<Wrapped>
   readonly cwd?: string
+  /** Every byte of stdout and stderr is also appended to this file, as it comes. */
+  readonly logFile?: string
   /** SIGKILL the process if it has not exited by then (a start that hangs). */
   readonly killAfterMs?: number
 }
@@ -66,7 +70,10 @@ export interface ServeProcess {
   readonly probePort: number
   /** The admission endpoint's base URL. */
   readonly url: string
-  /** Resolves with the exit code (null when killed by a signal) once stdout and stderr have ended. */
+  /**
+   * Resolves with the exit code (null when killed by a signal) once stdout and stderr have ended
+   * and `logFile` holds all of them.
+   */
   readonly exited: Promise<number | null>
   /** Complete lines written so far. */
   readonly stdout: readonly string[]
@@ -131,6 +138,8 @@ export async function spawnServe(options: ServeOptions = {}): Promise<ServeProce
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   })
   running.add(child)
+  const log =
+    options.logFile === undefined ? undefined : createWriteStream(options.logFile, { flags: 'a' })
   const lines = { stdout: [] as string[], stderr: [] as string[] }
   const raw = { stdout: [] as Buffer[], stderr: [] as Buffer[] }
   const waiters = new Set<() => void>()
@@ -139,6 +148,7 @@ export async function spawnServe(options: ServeOptions = {}): Promise<ServeProce
     const decoder = new StringDecoder('utf8')
     child[stream].on('data', (chunk: Buffer) => {
       raw[stream].push(chunk)
+      log?.write(chunk)
       const parts = (partial + decoder.write(chunk)).split('\n')
       partial = parts.pop() ?? ''
       lines[stream].push(...parts)
@@ -155,13 +165,24 @@ export async function spawnServe(options: ServeOptions = {}): Promise<ServeProce
       ? undefined
       : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs)
   let done = false
+  // The child's own errors (not spawned, e.g. a wrapper not installed) are output, not a crash.
+  child.on('error', (error) => {
+    const line = `child process error: ${error.message}`
+    lines.stderr.push(line)
+    if (log?.writable) log.write(`${line}\n`)
+  })
   const exited = new Promise<number | null>((resolve) =>
     child.once('close', (code) => {
       done = true
       clearTimeout(killTimer)
       running.delete(child)
       for (const waiter of waiters) waiter()
-      resolve(code)
+      // Resolved once the log is flushed: a caller reads it after the exit.
+      if (log)
+        log.end(() => {
+          resolve(code)
+        })
+      else resolve(code)
     }),
   )
   const output = () =>

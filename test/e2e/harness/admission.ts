@@ -11,10 +11,10 @@ import { parseAllDocuments } from 'yaml'
 import { createDevCertificates, writeDevCertificates } from '../../../src/http/dev-certs.ts'
 import { withPodServiceAccount } from './chart-pod.ts'
 import type { ControlPlane } from './control-plane.ts'
-import { freePort } from '../../helpers/ports.ts'
+import { startServe } from '../../helpers/serve-process.ts'
 import { mustKubectl } from './kubectl.ts'
 import type { Kubectl } from './kubectl.ts'
-import { startProcess, waitFor } from './processes.ts'
+import { managedServe, waitFor } from './processes.ts'
 import type { Managed } from './processes.ts'
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url))
@@ -209,57 +209,42 @@ export async function startAdmission(
   } else {
     caPem = await readFile(join(certDir, 'ca.crt'), 'utf8')
   }
-  const [port, probePort] = [options.port ?? (await freePort()), await freePort()]
-  const argv = [
-    process.execPath,
-    join(REPO, 'dist/main.js'),
-    'serve',
-    ...(typeof credentials === 'string' ? [`--kubeconfig=${credentials}`] : []),
-    `--cert-dir=${certDir}`,
-    '--host=127.0.0.1',
-    `--port=${port}`,
-    '--probe-host=127.0.0.1',
-    `--probe-port=${probePort}`,
-    '--shutdown-delay=0s',
-    '--log-level=debug',
-    ...extraArgs,
-  ]
   const logFile = join(instance, 'mcp-admission.log')
-  const proc =
-    typeof credentials === 'string'
-      ? startProcess('mcp-admission', argv[0]!, argv.slice(1), {
-          logFile,
-          env: { ...process.env, KUBECONFIG: '' },
-        })
-      : await withPodServiceAccount(
-          credentials.serviceAccountDir,
-          plane.server,
-          join(instance, 'pod'),
-          argv,
-        ).then((pod) =>
-          startProcess('mcp-admission', pod.argv[0]!, pod.argv.slice(1), {
-            logFile,
-            env: { ...process.env, KUBECONFIG: '', ...pod.env },
-            cwd: REPO,
-          }),
-        )
-  const probeUrl = `http://127.0.0.1:${probePort}`
+  const service = await startServe({
+    main: join(REPO, 'dist/main.js'),
+    ...(options.port === undefined ? {} : { port: options.port }),
+    logLevel: 'debug',
+    args: [
+      ...(typeof credentials === 'string' ? [`--kubeconfig=${credentials}`] : []),
+      `--cert-dir=${certDir}`,
+      '--shutdown-delay=0s',
+      ...extraArgs,
+    ],
+    cwd: REPO,
+    logFile,
+    ...(typeof credentials === 'string'
+      ? {}
+      : {
+          wrap: (argv: readonly string[]) =>
+            withPodServiceAccount(
+              credentials.serviceAccountDir,
+              plane.server,
+              join(instance, 'pod'),
+              argv,
+            ),
+        }),
+    // 503: listening, not yet ready (a test that watches it become ready).
+    readyStatuses: options.waitUntilReady === false ? [200, 503] : [200],
+  })
+  const proc = managedServe('mcp-admission', service, logFile)
+  const probeUrl = `http://127.0.0.1:${service.probePort}`
   const probe = async (path: string) => {
     const response = await fetch(`${probeUrl}${path}`)
     return { status: response.status, body: await response.text() }
   }
-  const wanted = options.waitUntilReady === false ? [200, 503] : [200]
-  await waitFor(
-    'mcp-admission /readyz',
-    async () => (wanted.includes((await probe('/readyz')).status) ? true : undefined),
-    {
-      timeoutMs: 60_000,
-      process: proc,
-    },
-  )
   return {
     process: proc,
-    admissionUrl: `https://127.0.0.1:${port}`,
+    admissionUrl: service.url,
     probeUrl,
     caPem,
     certDir,

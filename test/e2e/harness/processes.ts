@@ -1,7 +1,8 @@
 /**
  * Child processes of the end-to-end suite: output kept in a log file (printed when a start
  * fails), stopped with SIGTERM then SIGKILL, and killed when the test process exits whatever the
- * reason, so no etcd or API server outlives a run.
+ * reason, so no etcd or API server outlives a run. mcp-admission itself is started by
+ * test/helpers/serve-process.ts, as every test starts it, and held here the same way.
  */
 
 import { spawn } from 'node:child_process'
@@ -9,6 +10,10 @@ import type { ChildProcess } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { ServeProcess } from '../../helpers/serve-process.ts'
+
+/** How long `stop` waits after SIGTERM before SIGKILL. */
+const GRACE_MS = 10_000
 
 const live = new Set<ChildProcess>()
 process.once('exit', () => {
@@ -58,7 +63,7 @@ export function startProcess(
     logFile: options.logFile,
     child,
     exited,
-    async stop(graceMs = 10_000) {
+    async stop(graceMs = GRACE_MS) {
       if (child.exitCode !== null || child.signalCode !== null) return
       child.kill('SIGTERM')
       // The grace timer is cancelled once the child exits: left running, it kept every e2e file's
@@ -74,11 +79,28 @@ export function startProcess(
         await exited
       }
     },
-    async tail(lines = 40) {
-      const text = await readFile(options.logFile, 'utf8').catch(() => '')
-      return text.split('\n').slice(-lines).join('\n')
-    },
+    tail: (lines) => tail(options.logFile, lines),
   }
+}
+
+/** `service`, started with `logFile` (serve-process's option), as a Managed. */
+export function managedServe(name: string, service: ServeProcess, logFile: string): Managed {
+  const { child } = service
+  return {
+    name,
+    logFile,
+    child,
+    exited: service.exited.then((code) => code ?? child.signalCode ?? 'unknown'),
+    async stop(graceMs = GRACE_MS) {
+      await service.stop('SIGTERM', graceMs)
+    },
+    tail: (lines) => tail(logFile, lines),
+  }
+}
+
+async function tail(logFile: string, lines = 40): Promise<string> {
+  const text = await readFile(logFile, 'utf8').catch(() => '')
+  return text.split('\n').slice(-lines).join('\n')
 }
 
 /** Polls `check` until it returns a value, the process dies, or the time runs out. */
