@@ -6,7 +6,7 @@
 
 import { isIP } from 'node:net'
 import { parseDuration } from '../policy/go/duration.ts'
-import type { ServerConfig } from '../http/server.ts'
+import type { ServerConfig } from '../http/server-config.ts'
 import { DEFAULT_OPERATOR_SERVICE_ACCOUNT } from '../admission/writer.ts'
 import { LOG_LEVELS } from './logger.ts'
 import { booleanVariable, environmentValue, pathList } from './environment.ts'

@@ -19,6 +19,7 @@ import type { Metrics } from '../metrics/metrics.ts'
 import { buildProbeApp } from './probes.ts'
 import { trackQuietConnections } from './quiet-connections.ts'
 import { Readiness } from './readiness.ts'
+import type { ServerConfig } from './server-config.ts'
 import { errorCode, fileErrorReason, listenProblem, StartupProblem } from './startup-problem.ts'
 
 /**
@@ -48,26 +49,6 @@ export const TLS_OPTIONS = {
  */
 const SOCKET_LIMITS = { handshakeTimeout: 10_000, connectionsCheckingInterval: 1_000 } as const
 export const MAX_CONNECTIONS = 4096
-
-export interface ServerConfig {
-  readonly host: string
-  readonly port: number
-  readonly probeHost: string
-  readonly probePort: number
-  readonly certDir: string
-  readonly certPollIntervalMs: number
-  /** Time between turning unready and closing the listener, for endpoints to stop routing here. */
-  readonly shutdownDelayMs: number
-  /** How long in-flight requests may take to finish before connections are cut. */
-  readonly drainTimeoutMs: number
-  /** Idle keep-alive; longer than the API server's 90 s pool timeout so it closes first. */
-  readonly keepAliveTimeoutMs: number
-  /**
-   * PEM file of the CA that signs the API server's client certificate. When set, every client
-   * must present a certificate it signed (the API server's webhook client configuration).
-   */
-  readonly clientCaFile?: string | undefined
-}
 
 export interface RunningServer {
   readonly admissionUrl: string

@@ -4,7 +4,7 @@
  * setting into a flag name and prints one line (src/cli/startup-errors.ts).
  */
 
-import type { ServerConfig } from './server.ts'
+import type { ServerConfig } from './server-config.ts'
 import { errorMessage } from '../policy/messages/render.ts'
 
 type StartupSetting = keyof ServerConfig

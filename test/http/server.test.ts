@@ -24,7 +24,8 @@ import {
 } from '../../src/http/dev-certs.ts'
 import type { DevCa } from '../../src/http/dev-certs.ts'
 import { startServer } from '../../src/http/server.ts'
-import type { RunningServer, ServerConfig } from '../../src/http/server.ts'
+import type { RunningServer } from '../../src/http/server.ts'
+import type { ServerConfig } from '../../src/http/server-config.ts'
 import { review, runConfigMap } from '../helpers/objects.ts'
 import { freePort } from '../helpers/ports.ts'
 
