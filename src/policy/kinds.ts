@@ -17,6 +17,12 @@ export interface ToolHiveKindEntry {
   readonly group: typeof TOOLHIVE_GROUP
   /** The version the view lists and watches and the reconciler applies status at. */
   readonly version: string
+  /**
+   * Every version of the kind that upstream has served or may serve, in Kubernetes' version
+   * priority (beta before alpha). The webhook rules and RBAC name them all, so an object at any of
+   * them reaches the same rule; which one the service reads is the cluster's (API discovery).
+   */
+  readonly versions: readonly string[]
   /** The REST resource name, which RBAC and request synthesis use. */
   readonly plural: string
   readonly namespaced: boolean
@@ -41,6 +47,7 @@ export const TOOLHIVE_KIND_TABLE = [
     kind: 'MCPServer',
     group: TOOLHIVE_GROUP,
     version: 'v1beta1',
+    versions: ['v1beta1', 'v1alpha1'],
     plural: 'mcpservers',
     namespaced: true,
     runConfigSuffix: '-runconfig',
@@ -52,6 +59,7 @@ export const TOOLHIVE_KIND_TABLE = [
     kind: 'MCPRemoteProxy',
     group: TOOLHIVE_GROUP,
     version: 'v1beta1',
+    versions: ['v1beta1', 'v1alpha1'],
     plural: 'mcpremoteproxies',
     namespaced: true,
     runConfigSuffix: '-runconfig',
@@ -63,6 +71,7 @@ export const TOOLHIVE_KIND_TABLE = [
     kind: 'VirtualMCPServer',
     group: TOOLHIVE_GROUP,
     version: 'v1beta1',
+    versions: ['v1beta1', 'v1alpha1'],
     plural: 'virtualmcpservers',
     namespaced: true,
     runConfigSuffix: '-vmcp-config',
@@ -74,6 +83,9 @@ export const TOOLHIVE_KIND_TABLE = [
     kind: 'MCPWebhookConfig',
     group: TOOLHIVE_GROUP,
     version: 'v1alpha1',
+    // Upstream serves v1alpha1 only so far; v1beta1 is named so that a release that moves the
+    // kind (as MCPServer moved) is matched without a new chart.
+    versions: ['v1beta1', 'v1alpha1'],
     plural: 'mcpwebhookconfigs',
     namespaced: true,
     validation: 'webhookConfig',
