@@ -42,7 +42,7 @@ const NOTHING_TO_CAP: ScaleFacts = { deployment: undefined, owner: undefined }
 
 /**
  * The Deployment behind a `deployments/scale` request and its owner. A proxy Deployment is named
- * like its owner (DESIGN §3), so once the cache has synced, a Scale with no stdio MCPServer of its
+ * like its owner (DESIGN §3), so once the MCPServer cache has synced, a Scale with no stdio MCPServer of its
  * name is answered from the cache alone: an autoscaler acting on remote proxies costs the API
  * server nothing. When one might exist, the Deployment is read live (Deployments are not cached)
  * and the owner taken from the cache when it is the incarnation the Deployment names: only the
@@ -54,7 +54,9 @@ export async function gatherScaleFacts(
 ): Promise<ScaleFacts> {
   const namespace = request.namespace ?? ''
   const name = request.name ?? ''
-  if (view.isSynced()) {
+  // No MCPServer served, none can own this Deployment: only MCPServers are capped.
+  if (!view.serves('MCPServer')) return NOTHING_TO_CAP
+  if (view.isSynced('MCPServer')) {
     const server = await view.get({ kind: 'MCPServer', namespace, name }, { cacheOnly: true })
     if (!server || !isStdioServer(server)) return NOTHING_TO_CAP
   }

@@ -6,7 +6,10 @@ import type { WorkloadFacts } from '../policy/workload-validation.ts'
 import { withDeadline } from './deadline.ts'
 import type { AdmissionRequest } from './review.ts'
 
-/** Whether the MCPWebhookConfig a workload references exists (cache, then a live read on a miss). */
+/**
+ * Whether the MCPWebhookConfig a workload references exists (cache, then a live read on a miss).
+ * Unknown, so no warning, when the cluster does not serve MCPWebhookConfig: nothing can be looked up.
+ */
 export async function gatherWorkloadFacts(
   request: AdmissionRequest,
   view: ClusterView,
@@ -15,6 +18,7 @@ export async function gatherWorkloadFacts(
   const ref = isRecord(spec) ? spec.webhookConfigRef : undefined
   const name = isRecord(ref) ? ref.name : undefined
   if (typeof name !== 'string' || name === '' || request.namespace === undefined) return {}
+  if (!view.serves('MCPWebhookConfig')) return {}
   const namespace = request.namespace
   const config = await withDeadline((signal) =>
     view.get({ kind: 'MCPWebhookConfig', namespace, name }, { signal }),

@@ -14,7 +14,8 @@ import type { Admission } from '../admission/webhook.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import { toolHiveKind } from '../policy/kinds.ts'
+import { TOOLHIVE_GROUP, toolHiveKind } from '../policy/kinds.ts'
+import { groupOf } from '../policy/kube/object.ts'
 import { terminalText } from '../policy/messages/render.ts'
 import type { CrdCatalog } from '../policy/crd/crd-catalog.ts'
 import { loadCrdCatalog, refusalCauses } from './crds.ts'
@@ -72,7 +73,11 @@ export async function checkCommand(
     throw new UsageError('check needs at least one file or directory to apply')
   const catalog = await loadCrdCatalog(options)
   const crds = catalog && { catalog, strict: options.strict === true }
-  const view = new MemoryView(await loadObjects(options.objects))
+  // With CRDs, the simulated cluster serves the ToolHive kinds they define and no other, as a
+  // served kind is known to `serve` (e.g. no MCPWebhookConfig CRD: no webhookConfigRef warnings).
+  const serves =
+    catalog && ((kind: string) => catalog.defines({ apiVersion: `${TOOLHIVE_GROUP}/`, kind }))
+  const view = new MemoryView(await loadObjects(options.objects), serves ? { serves } : {})
   const results = await checkObjects(await loadObjects(paths), view, options.namespace, crds)
   const report = formatReport(results)
   if (options.output === 'text') {
@@ -119,6 +124,21 @@ async function admit(
   // The API server decodes (prunes, defaults) and validates a custom resource against its CRD
   // before the validating webhooks; the mutating webhook never changes these kinds, so the CRD's
   // whole verdict can come first.
+  if (
+    crds !== undefined &&
+    groupOf(object.apiVersion) === TOOLHIVE_GROUP &&
+    !crds.catalog.defines(object)
+  ) {
+    // What the API server answers for a kind no CRD of the cluster serves.
+    return {
+      admitted: false,
+      webhook: 'crd',
+      causes: [
+        `no matches for kind ${JSON.stringify(String(object.kind))} in version ${JSON.stringify(String(object.apiVersion))}: no CustomResourceDefinition given serves it`,
+      ],
+      warnings: [],
+    }
+  }
   const crd = crds?.catalog.evaluate({
     operation: 'CREATE',
     object: withNamespace,

@@ -16,6 +16,8 @@ import type { Logger } from 'pino'
 import { KubeApi } from '../cluster/kube-api.ts'
 import { KubeView } from '../cluster/kube-view.ts'
 import { createMetrics } from '../metrics/metrics.ts'
+import type { Metrics } from '../metrics/metrics.ts'
+import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
 import { startReconciler } from '../reconciler/controller.ts'
 import { DEFAULT_TIMING, LEASE_NAME } from '../reconciler/leader-election.ts'
 import { EXIT, UsageError } from './io.ts'
@@ -56,7 +58,8 @@ async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningS
   // startServer checks these again itself; checked here too so that no development certificate
   // is written for a start that is bound to fail.
   if (config.mode !== 'reconciler') await loadServerFiles(config.server)
-  const { view, cluster } = await createView(config, io.serviceAccountDir, logger)
+  const metrics = createMetrics()
+  const { view, cluster } = await createView(config, io.serviceAccountDir, logger, metrics)
   if (config.generateDevCertificates) {
     // Loaded only here: the x509 generator is not needed in a cluster.
     const { ensureDevCertificates } = await import('../http/dev-certs.ts')
@@ -64,7 +67,6 @@ async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningS
     if (created)
       logger.info({ certDir: config.server.certDir }, 'generated development certificates')
   }
-  const metrics = createMetrics()
   const server = await startServer(config.server, {
     admission:
       config.mode === 'reconciler'
@@ -78,7 +80,7 @@ async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningS
     cluster.view.start()
     logger.info(
       { server: cluster.server },
-      'reading the cluster: not ready until every watch has synced',
+      'reading the cluster: not ready until the served ToolHive kinds are known and listed',
     )
   }
   const reconciler =
@@ -129,6 +131,7 @@ async function createView(
   config: ServeConfig,
   serviceAccountDir: string | undefined,
   logger: Logger,
+  metrics: Metrics,
 ): Promise<CreatedView> {
   switch (config.view.kind) {
     case 'embedded':
@@ -136,7 +139,12 @@ async function createView(
       // Held as the cluster view holds them: trimmed to what the rules read.
       return { view: await trimmedView(config.view.objects) }
     case 'cluster': {
-      const cluster = await connectCluster(config.view.credentials, serviceAccountDir, logger)
+      const cluster = await connectCluster(
+        config.view.credentials,
+        serviceAccountDir,
+        logger,
+        metrics,
+      )
       return { view: cluster.view, cluster }
     }
   }
@@ -155,13 +163,25 @@ async function connectCluster(
   credentials: Credentials,
   serviceAccountDir: string | undefined,
   logger: Logger,
+  metrics: Metrics,
 ): Promise<Cluster> {
   const clusterCredentials = await loadClusterCredentials(credentials, logger, serviceAccountDir)
   const server = clusterCredentials.server
   const api = new KubeApi(clusterCredentials)
   // The initial lists keep only trimmed objects, page by page, but parsing the pages still grows
   // the heap well past what stays live: the same peak as parsing files.
-  return { api, view: new KubeView({ api, logger, onSynced: releaseLoadingPeak }), server }
+  const view = new KubeView({
+    api,
+    logger,
+    onSynced: releaseLoadingPeak,
+    onWatchError: (kind) => { metrics.viewErrors.inc({ kind }); },
+  })
+  metrics.reportKinds(() => ({
+    kinds: TOOLHIVE_KIND_TABLE.map((entry) => entry.kind),
+    served: new Map([...view.servedKinds()].map(([kind, resource]) => [kind, resource.version])),
+    degraded: new Set(view.degradedKinds().keys()),
+  }))
+  return { api, view, server }
 }
 
 /** Reads the files object by object, keeping only the trimmed form (a low peak for large views). */

@@ -1,73 +1,264 @@
 /**
  * The ClusterView of a real cluster: reflectors keep trimmed copies of the ToolHive objects in
  * memory; a cache miss, a read that must be current (DESIGN §4.2), and every ConfigMap or
- * Deployment (never cached) go to the API server.
+ * Deployment (never cached) go to the API server. Which ToolHive kinds are listed and watched, and
+ * at which version, follows API discovery while it runs (`kind-discovery.ts`): a kind the cluster
+ * does not serve is neither watched nor waited for.
  */
 
 import type { Logger } from 'pino'
+import type { ToolHiveKind } from '../policy/kinds.ts'
+import { isToolHiveKind } from '../policy/kinds.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import type { KubeApi } from './kube-api.ts'
+import { errorMessage } from '../policy/messages/render.ts'
 import { webhookConfigRefName } from '../policy/webhook-config-ref.ts'
+import { KindDiscovery } from './kind-discovery.ts'
+import { KubeApiError } from './kube-api.ts'
+import type { KubeApi } from './kube-api.ts'
 import { MemoryView, objectKey } from './memory-view.ts'
 import { Reflector } from './reflector.ts'
 import type { ReflectorOptions, ReflectorStore } from './reflector.ts'
-import { LIVE_ONLY_RESOURCES, VIEW_RESOURCES, resourcePath } from './resources.ts'
+import { LIVE_ONLY_RESOURCES, resourcePath } from './resources.ts'
 import type { ViewResource } from './resources.ts'
+import { servedKindsOf } from './served-kinds.ts'
+import type { ServedKinds, ServedResource } from './served-kinds.ts'
 import { trimForView } from './trim.ts'
 import { ClusterReadError } from './view.ts'
-import type { ClusterView, ObjectKey, ReadOptions } from './view.ts'
+import type { ClusterView, ObjectKey, ReadOptions, ViewKind } from './view.ts'
+
+/**
+ * A served kind whose first list has not completed by then stops holding readiness: the view
+ * serves with its reads of that kind going to the API server (a list RBAC forbids, a watch that
+ * keeps failing, a list too large for the API server's timeout must not keep every replica
+ * unready, and so every fail-closed write refused, for as long as it lasts).
+ */
+export const SYNC_GRACE_MS = 30_000
 
 interface KubeViewOptions {
   readonly api: KubeApi
   readonly logger: Logger
+  /** Fixed resources (tests, benchmarks); without them the served kinds are discovered. */
   readonly resources?: readonly ViewResource[]
   readonly reflector?: ReflectorOptions
+  readonly discoveryIntervalMs?: number
+  readonly syncGraceMs?: number
+  /** Every list or watch failure, by kind (for metrics). */
+  readonly onWatchError?: (kind: ToolHiveKind, error: unknown) => void
   /**
-   * Called once, when every resource has been listed: synchronously with `isSynced()` turning
-   * true, so it runs before any readiness check can see the view synced.
+   * Called once, when every served resource has first been listed: synchronously with
+   * `isSynced()` turning true, so it runs before any readiness check can see the view synced.
    */
   readonly onSynced?: () => void
 }
 
+/** One served kind's list/watch and what readiness knows of it. */
+interface KindWatch {
+  readonly resource: ServedResource
+  readonly reflector: Reflector
+  /** The cache already held this kind, synced, at another version (a moved kind). */
+  readonly inheritedSync: boolean
+  /** Why readiness no longer waits for this kind's first list. */
+  degraded: string | undefined
+  lastError: unknown
+  graceTimer: NodeJS.Timeout | undefined
+  retired: boolean
+}
+
 export class KubeView implements ClusterView {
   readonly #api: KubeApi
+  readonly #logger: Logger
+  readonly #options: KubeViewOptions
   readonly #cache = new MemoryView()
-  readonly #resources: ReadonlyMap<string, ViewResource>
-  readonly #reflectors: Reflector[]
+  readonly #discovery: KindDiscovery | undefined
+  readonly #watches = new Map<ToolHiveKind, KindWatch>()
+  readonly #stopping = new Set<Promise<void>>()
   readonly #listeners = new Set<(key: ObjectKey) => void>()
+  #served: ServedKinds = new Map()
+  #started = false
+  #syncedOnce = false
 
   constructor(options: KubeViewOptions) {
-    const resources = options.resources ?? VIEW_RESOURCES
     this.#api = options.api
-    this.#resources = new Map(
-      [...resources, ...LIVE_ONLY_RESOURCES].map((resource) => [resource.kind, resource]),
-    )
-    const logger = options.logger.child({ component: 'cluster-view' })
-    const reflectorOptions: ReflectorOptions = {
-      ...options.reflector,
-      onSynced: () => {
-        options.reflector?.onSynced?.()
-        if (this.isSynced()) options.onSynced?.()
-      },
-    }
-    this.#reflectors = resources.map(
-      (resource) =>
-        new Reflector(options.api, resource, this.#storeFor(resource), logger, reflectorOptions),
-    )
+    this.#options = options
+    this.#logger = options.logger.child({ component: 'cluster-view' })
+    this.#discovery = options.resources
+      ? undefined
+      : new KindDiscovery(options.api, this.#logger, {
+          ...(options.discoveryIntervalMs === undefined
+            ? {}
+            : { intervalMs: options.discoveryIntervalMs }),
+          onChange: (served) => { this.#follow(served); },
+        })
   }
 
-  /** Starts every list/watch; `isSynced()` turns true once all have listed. */
+  /** Starts discovery (or the fixed resources' list/watches); `isSynced()` turns true once all have listed. */
   start(): void {
-    for (const reflector of this.#reflectors) reflector.start()
+    if (this.#started) return
+    this.#started = true
+    if (this.#discovery) this.#discovery.start()
+    else this.#follow(servedKindsOf(this.#options.resources ?? []))
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.#reflectors.map((reflector) => reflector.stop()))
+    this.#started = false
+    await this.#discovery?.stop()
+    for (const kind of [...this.#watches.keys()]) this.#retire(kind)
+    await Promise.all(this.#stopping)
     this.#api.close()
   }
 
-  isSynced(): boolean {
-    return this.#reflectors.every((reflector) => reflector.synced)
+  /** Whether the cluster serves `kind` now, as far as discovery knows. */
+  serves(kind: ToolHiveKind): boolean {
+    return this.#served.has(kind)
+  }
+
+  /** The resource `kind` is served at now, or undefined when it is not served. */
+  resourceOf(kind: ToolHiveKind): ViewResource | undefined {
+    return this.#served.get(kind)
+  }
+
+  /** The served kinds and the version of each (for metrics and tests). */
+  servedKinds(): ServedKinds {
+    return this.#served
+  }
+
+  /** The served kinds readiness no longer waits for, with why. */
+  degradedKinds(): ReadonlyMap<ToolHiveKind, string> {
+    const degraded = new Map<ToolHiveKind, string>()
+    for (const [kind, watch] of this.#watches)
+      if (watch.degraded !== undefined && !watch.reflector.synced)
+        degraded.set(kind, watch.degraded)
+    return degraded
+  }
+
+  /**
+   * Every served kind's cache has listed (for `kind`: that kind's, false when it is not served).
+   * Before discovery has answered once, nothing is known and the view is not synced.
+   */
+  isSynced(kind?: ToolHiveKind): boolean {
+    if (kind !== undefined) return this.#watches.get(kind)?.reflector.synced === true
+    return this.#known() && [...this.#watches.values()].every((watch) => watch.reflector.synced)
+  }
+
+  /**
+   * The view can answer now: the served kinds are known, and each one's cache has listed, or held
+   * the kind before it moved version, or has been given up on (its reads go to the API server).
+   */
+  isReady(): boolean {
+    return (
+      this.#known() &&
+      [...this.#watches.values()].every(
+        (watch) => watch.reflector.synced || watch.inheritedSync || watch.degraded !== undefined,
+      )
+    )
+  }
+
+  #known(): boolean {
+    return this.#discovery ? this.#discovery.discovered : this.#started
+  }
+
+  /** Starts, restarts and stops list/watches so that exactly the served kinds are watched. */
+  #follow(served: ServedKinds): void {
+    this.#served = served
+    if (!this.#started) return
+    for (const [kind, watch] of [...this.#watches]) {
+      const now = served.get(kind)
+      if (now && sameResource(now, watch.resource)) continue
+      const wasSynced = watch.reflector.synced || watch.inheritedSync
+      this.#retire(kind)
+      if (now) this.#watch(now, wasSynced)
+      else this.#forget(kind)
+    }
+    for (const resource of served.values())
+      if (!this.#watches.has(resource.kind)) this.#watch(resource, false)
+    this.#checkSynced()
+  }
+
+  #watch(resource: ServedResource, inheritedSync: boolean): void {
+    const options = this.#options
+    const watch: KindWatch = {
+      resource,
+      inheritedSync,
+      degraded: undefined,
+      lastError: undefined,
+      graceTimer: undefined,
+      retired: false,
+      reflector: new Reflector(
+        this.#api,
+        resource,
+        this.#storeFor(resource, () => watch.retired),
+        this.#logger,
+        {
+          ...options.reflector,
+          onError: (error) => {
+            options.reflector?.onError?.(error)
+            options.onWatchError?.(resource.kind, error)
+            watch.lastError = error
+            // Waiting cannot help a refusal: RBAC does not change by itself.
+            if (!watch.reflector.synced && isRefusal(error))
+              this.#degrade(watch, `the list is refused: ${errorMessage(error)}`)
+          },
+          onSynced: () => {
+            options.reflector?.onSynced?.()
+            clearTimeout(watch.graceTimer)
+            if (watch.degraded !== undefined)
+              this.#logger.info(
+                { kind: resource.kind },
+                'cache synced: reads of this kind are served from it again',
+              )
+            this.#checkSynced()
+          },
+        },
+      ),
+    }
+    watch.graceTimer = setTimeout(() => {
+      if (!watch.reflector.synced && !watch.retired) {
+        const last =
+          watch.lastError === undefined
+            ? 'the list has not completed'
+            : errorMessage(watch.lastError)
+        this.#degrade(
+          watch,
+          `not synced within ${(this.#options.syncGraceMs ?? SYNC_GRACE_MS) / 1000} s: ${last}`,
+        )
+      }
+    }, options.syncGraceMs ?? SYNC_GRACE_MS)
+    watch.graceTimer.unref()
+    this.#watches.set(resource.kind, watch)
+    watch.reflector.start()
+  }
+
+  #degrade(watch: KindWatch, why: string): void {
+    if (watch.degraded !== undefined) return
+    watch.degraded = why
+    this.#logger.warn(
+      { kind: watch.resource.kind, version: watch.resource.version },
+      `serving without a cache of ${watch.resource.kind}: ${why}; its reads go to the API server until its list succeeds`,
+    )
+  }
+
+  #retire(kind: ToolHiveKind): void {
+    const watch = this.#watches.get(kind)
+    if (!watch) return
+    watch.retired = true
+    clearTimeout(watch.graceTimer)
+    this.#watches.delete(kind)
+    const stopping = watch.reflector.stop().finally(() => this.#stopping.delete(stopping))
+    this.#stopping.add(stopping)
+  }
+
+  /** A kind no longer served: its objects are gone from the API server, so from the cache too. */
+  #forget(kind: ToolHiveKind): void {
+    for (const key of this.#cache.keysOf(kind)) {
+      this.#cache.delete(key)
+      this.#notify(key)
+    }
+  }
+
+  #checkSynced(): void {
+    if (this.#syncedOnce || !this.isSynced()) return
+    this.#syncedOnce = true
+    this.#options.onSynced?.()
   }
 
   /** The cached copy alone, never a live read (for tests and the reconciler). */
@@ -84,15 +275,27 @@ export class KubeView implements ClusterView {
       const cached = await this.#cache.get(key)
       if (cached || options.cacheOnly) return cached
     }
-    const resource = this.#resources.get(key.kind)
-    if (!resource) return undefined
+    let object
     try {
-      const object = await this.#api.get(resourcePath(resource, key), {}, options.signal)
-      return object ? trimForView(key.kind, { ...object, kind: key.kind }) : undefined
+      const resource = await this.#readableResource(key.kind)
+      if (!resource) return undefined
+      object = await this.#api.get(resourcePath(resource, key), {}, options.signal)
     } catch (error) {
       // Named for people, as kubectl does (`Kind namespace/name`), not by the index key.
       throw new ClusterReadError(`${key.kind} ${key.namespace}/${key.name}`, error)
     }
+    return object ? trimForView(key.kind, { ...object, kind: key.kind }) : undefined
+  }
+
+  /**
+   * Where to read `kind` from the API server; undefined for a ToolHive kind the cluster does not
+   * serve, after asking discovery again (its CRD may have appeared since the last round, and an
+   * owner missed for that would leave a proxy Deployment unstamped).
+   */
+  async #readableResource(kind: ViewKind): Promise<ViewResource | undefined> {
+    if (!isToolHiveKind(kind)) return LIVE_ONLY.get(kind)
+    if (!this.#served.has(kind)) await this.#discovery?.refresh()
+    return this.#served.get(kind)
   }
 
   /** The keys of every cached object of `kind`. */
@@ -125,12 +328,12 @@ export class KubeView implements ClusterView {
     configName: string,
     signal: AbortSignal | undefined,
   ): Promise<string[]> {
-    const resource = this.#resources.get('MCPServer')
-    if (!resource) return []
-    const path = resourcePath(resource, { namespace })
     const names: string[] = []
     let next: string | undefined
     try {
+      const resource = await this.#readableResource('MCPServer')
+      if (!resource) return []
+      const path = resourcePath(resource, { namespace })
       do {
         const page = await this.#api.get(path, { limit: 500, continue: next }, signal)
         const items = Array.isArray(page?.['items']) ? (page['items'] as KubeObject[]) : []
@@ -151,23 +354,26 @@ export class KubeView implements ClusterView {
     return names.sort()
   }
 
-  #storeFor(resource: ViewResource): ReflectorStore {
+  /** The cache's side of one kind's reflector; nothing lands once `retired()` (kind gone or moved). */
+  #storeFor(resource: ViewResource, retired: () => boolean): ReflectorStore {
     const cache = this.#cache
     // Objects arrive here already kept (trimmed): the reflector applies `keep` as each arrives.
     const upsert = (object: KubeObject): ObjectKey | undefined => {
+      if (retired()) return undefined
       cache.put(object)
       const key = objectKey(object)
       this.#notify(key)
       return key
     }
     const remove = (key: ObjectKey | undefined) => {
-      if (!key) return
+      if (!key || retired()) return
       cache.delete(key)
       this.#notify(key)
     }
     return {
       keep: (object) => trimForView(resource.kind, object),
       replace(objects) {
+        if (retired()) return
         // Names by namespace, the objects' own strings: a relist holds the old view and the new
         // list already, and a joined key string per object came on top (issue 27).
         const listed = new Map<string, Set<string>>()
@@ -190,4 +396,17 @@ export class KubeView implements ClusterView {
       },
     }
   }
+}
+
+const LIVE_ONLY: ReadonlyMap<ViewKind, ViewResource> = new Map(
+  LIVE_ONLY_RESOURCES.map((resource) => [resource.kind, resource]),
+)
+
+function sameResource(a: ViewResource, b: ViewResource): boolean {
+  return a.version === b.version && a.plural === b.plural && a.namespaced === b.namespaced
+}
+
+/** 401 or 403: the API server refuses this client the list, and will until someone changes RBAC. */
+function isRefusal(error: unknown): boolean {
+  return error instanceof KubeApiError && (error.status === 401 || error.status === 403)
 }

@@ -3,6 +3,7 @@
 import { groupOf } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { TOOLHIVE_GROUP, isToolHiveKind } from '../policy/kinds.ts'
+import type { ToolHiveKind } from '../policy/kinds.ts'
 import { webhookConfigRefName } from '../policy/webhook-config-ref.ts'
 import type { ClusterView, ObjectKey, ViewKind } from './view.ts'
 
@@ -17,7 +18,17 @@ export class MemoryView implements ClusterView {
   /** `namespace/configName` → MCPServer names, kept in step with #objects. */
   readonly #webhookConfigRefs = new Map<string, Set<string>>()
 
-  constructor(objects: Iterable<KubeObject> = []) {
+  readonly #serves: (kind: ToolHiveKind) => boolean
+
+  /**
+   * `serves` says which ToolHive kinds the simulated cluster serves (`check` with CRDs: those they
+   * define); by default every kind.
+   */
+  constructor(
+    objects: Iterable<KubeObject> = [],
+    options: { readonly serves?: (kind: ToolHiveKind) => boolean } = {},
+  ) {
+    this.#serves = options.serves ?? (() => true)
     for (const object of objects) this.put(object)
   }
 
@@ -78,7 +89,15 @@ export class MemoryView implements ClusterView {
     return Promise.resolve(names ? [...names].sort() : [])
   }
 
+  serves(kind: ToolHiveKind): boolean {
+    return this.#serves(kind)
+  }
+
   isSynced(): boolean {
+    return true
+  }
+
+  isReady(): boolean {
     return true
   }
 }

@@ -12,9 +12,19 @@ export interface ViewResource {
   readonly namespaced: boolean
 }
 
-/** Every ToolHive kind of the table (`policy/kinds.ts`): listed and watched into the cache. */
+/**
+ * Every ToolHive kind of the table (`policy/kinds.ts`) at its first version: what a cluster of the
+ * newest ToolHive release serves. In a cluster the view lists and watches what discovery finds
+ * instead (`served-kinds.ts`); this is for views given fixed resources (tests, benchmarks).
+ */
 export const VIEW_RESOURCES: readonly ViewResource[] = TOOLHIVE_KIND_TABLE.map(
-  ({ kind, group, version, plural, namespaced }) => ({ kind, group, version, plural, namespaced }),
+  ({ kind, group, versions, plural, namespaced }) => ({
+    kind,
+    group,
+    version: versions[0],
+    plural,
+    namespaced,
+  }),
 )
 
 /**

@@ -49,8 +49,18 @@ export interface ClusterView {
     configName: string,
     options?: ReadOptions,
   ): Promise<string[]>
-  /** True once the view reflects the cluster (always true for in-memory views). */
-  isSynced(): boolean
+  /** Whether the cluster serves `kind` now (an in-memory view: the kinds it was given). */
+  serves(kind: ToolHiveKind): boolean
+  /**
+   * True once the view reflects the cluster: every served kind's cache has listed (for `kind`, that
+   * kind's cache alone). Always true for in-memory views.
+   */
+  isSynced(kind?: ToolHiveKind): boolean
+  /**
+   * The view can answer correctly now (readiness): it knows what the cluster serves, and each
+   * served kind is cached or read from the API server instead. Always true for in-memory views.
+   */
+  isReady(): boolean
 }
 
 /** `kind/namespace/name`: the key views index by and the reconciler's queue carries. */

@@ -104,7 +104,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps): Promi
   }
   const metrics = deps.metrics ?? createMetrics()
   const readiness = new Readiness()
-  readiness.require('cluster view synced', () => view.isSynced())
+  // Not "every cache synced": a kind the cluster does not serve is not waited for, and one whose
+  // list keeps failing stops being waited for (cluster/kube-view.ts): the webhooks fail closed.
+  readiness.require('cluster view ready', () => view.isReady())
   metrics.reportViewSynced(() => view.isSynced())
   // Probes first: /healthz answers and /readyz says what is missing while the rest starts.
   const probes = buildProbeApp({ logger, metrics, readiness })

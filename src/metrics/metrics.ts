@@ -18,6 +18,9 @@ export interface Metrics {
   readonly viewSynced: Gauge
   /** Makes `mcp_admission_cluster_view_synced` read `synced()` at every scrape. */
   reportViewSynced(synced: () => boolean): void
+  /** Makes the per-kind series (served, degraded) read `kinds()` at every scrape. */
+  reportKinds(kinds: () => KindStates): void
+  readonly viewErrors: Counter<'kind'>
   readonly reconciles: Counter<'kind' | 'result'>
   readonly reconcileSeconds: Histogram<'kind'>
   readonly statusWrites: Counter<'kind'>
@@ -26,11 +29,51 @@ export interface Metrics {
   readonly reconcilerLeader: Gauge
 }
 
+/** What the cluster view says of each ToolHive kind, for the per-kind series. */
+export interface KindStates {
+  /** Every kind the service knows (the kind table), served or not. */
+  readonly kinds: readonly string[]
+  /** kind → the version it is served at; kinds absent are not served. */
+  readonly served: ReadonlyMap<string, string>
+  /** Served kinds whose cache readiness no longer waits for (their reads go live). */
+  readonly degraded: ReadonlySet<string>
+}
+
 export function createMetrics(): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   // Computed when scraped, not when someone happens to call /readyz.
   let viewSyncedSource: (() => boolean) | undefined
+  let kindsSource: (() => KindStates) | undefined
+  // The version each kind was last served at, so a kind that goes away reads 0 there, not nothing.
+  const lastServedAt = new Map<string, string>()
+  new Gauge({
+    name: 'mcp_admission_kind_served',
+    help: '1 for the version each ToolHive kind is served at by the cluster (API discovery), 0 at the version it was last served at once it is not; version="" for a kind never served.',
+    labelNames: ['kind', 'version'],
+    registers: [registry],
+    collect() {
+      if (!kindsSource) return
+      const states = kindsSource()
+      this.reset()
+      for (const kind of states.kinds) {
+        const version = states.served.get(kind)
+        if (version !== undefined) lastServedAt.set(kind, version)
+        this.set({ kind, version: version ?? lastServedAt.get(kind) ?? '' }, version ? 1 : 0)
+      }
+    },
+  })
+  new Gauge({
+    name: 'mcp_admission_cluster_view_degraded',
+    help: '1 while a served kind is not cached because its list keeps failing (or is refused) past the grace period: readiness does not wait for it and its reads go to the API server.',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      if (!kindsSource) return
+      const states = kindsSource()
+      for (const kind of states.kinds) this.set({ kind }, states.degraded.has(kind) ? 1 : 0)
+    },
+  })
   return {
     registry,
     latency: new Histogram({
@@ -81,6 +124,15 @@ export function createMetrics(): Metrics {
     reportViewSynced(synced) {
       viewSyncedSource = synced
     },
+    reportKinds(kinds) {
+      kindsSource = kinds
+    },
+    viewErrors: new Counter({
+      name: 'mcp_admission_cluster_view_errors_total',
+      help: 'Failed lists and watches of the cluster view, by kind (each is retried with backoff).',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
     reconciles: new Counter({
       name: 'mcp_admission_reconciles_total',
       help: 'Status reconciles by kind and result (done, error).',

@@ -15,12 +15,11 @@ export type StatusRule = 'stdioReplicaCap' | 'sessionStorage' | 'valid'
 export interface ToolHiveKindEntry {
   readonly kind: string
   readonly group: typeof TOOLHIVE_GROUP
-  /** The version the view lists and watches and the reconciler applies status at. */
-  readonly version: string
   /**
-   * Every version of the kind that upstream has served or may serve, in Kubernetes' version
-   * priority (beta before alpha). The webhook rules and RBAC name them all, so an object at any of
-   * them reaches the same rule; which one the service reads is the cluster's (API discovery).
+   * Every version of the kind that upstream has served or may serve, the newest release's storage
+   * version first. The webhook rules name them all, so an object at any of them reaches the same
+   * rule; which one the service reads, watches and writes status at is the cluster's to say (API
+   * discovery, `cluster/served-kinds.ts`); the first is assumed only without a cluster.
    */
   readonly versions: readonly string[]
   /** The REST resource name, which RBAC and request synthesis use. */
@@ -39,14 +38,13 @@ export interface ToolHiveKindEntry {
 }
 
 /**
- * MCPServer, MCPRemoteProxy and VirtualMCPServer are read at v1beta1, their storage version;
- * MCPWebhookConfig exists only as v1alpha1.
+ * MCPServer, MCPRemoteProxy and VirtualMCPServer are stored at v1beta1 and still served at
+ * v1alpha1; MCPWebhookConfig exists only as v1alpha1 so far.
  */
 export const TOOLHIVE_KIND_TABLE = [
   {
     kind: 'MCPServer',
     group: TOOLHIVE_GROUP,
-    version: 'v1beta1',
     versions: ['v1beta1', 'v1alpha1'],
     plural: 'mcpservers',
     namespaced: true,
@@ -58,7 +56,6 @@ export const TOOLHIVE_KIND_TABLE = [
   {
     kind: 'MCPRemoteProxy',
     group: TOOLHIVE_GROUP,
-    version: 'v1beta1',
     versions: ['v1beta1', 'v1alpha1'],
     plural: 'mcpremoteproxies',
     namespaced: true,
@@ -70,7 +67,6 @@ export const TOOLHIVE_KIND_TABLE = [
   {
     kind: 'VirtualMCPServer',
     group: TOOLHIVE_GROUP,
-    version: 'v1beta1',
     versions: ['v1beta1', 'v1alpha1'],
     plural: 'virtualmcpservers',
     namespaced: true,
@@ -82,10 +78,9 @@ export const TOOLHIVE_KIND_TABLE = [
   {
     kind: 'MCPWebhookConfig',
     group: TOOLHIVE_GROUP,
-    version: 'v1alpha1',
     // Upstream serves v1alpha1 only so far; v1beta1 is named so that a release that moves the
     // kind (as MCPServer moved) is matched without a new chart.
-    versions: ['v1beta1', 'v1alpha1'],
+    versions: ['v1alpha1', 'v1beta1'],
     plural: 'mcpwebhookconfigs',
     namespaced: true,
     validation: 'webhookConfig',

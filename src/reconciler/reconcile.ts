@@ -14,7 +14,7 @@
 import type { Logger } from 'pino'
 import type { KubeApi } from '../cluster/kube-api.ts'
 import type { KubeView } from '../cluster/kube-view.ts'
-import { VIEW_RESOURCES, resourcePath } from '../cluster/resources.ts'
+import { resourcePath } from '../cluster/resources.ts'
 import type { ViewResource } from '../cluster/resources.ts'
 import { parseKeyString } from '../cluster/view.ts'
 import type { ObjectKey } from '../cluster/view.ts'
@@ -62,7 +62,8 @@ const ABANDONED = { result: 'abandoned' } as const
 
 interface ReconcileDeps {
   readonly api: Pick<KubeApi, 'get' | 'write'>
-  readonly view: Pick<KubeView, 'cached'>
+  /** The cache, and where each kind is served now (its status is read and applied there). */
+  readonly view: Pick<KubeView, 'cached' | 'resourceOf'>
   readonly logger: Logger
   /** Aborted when leadership is lost: no write may start after that, and one under way is abandoned. */
   readonly leadership: AbortSignal
@@ -115,7 +116,8 @@ function leadershipLost(deps: Pick<ReconcileDeps, 'leadership'>): boolean {
 /** Step 1: the key, when its cached object lacks a condition of ours or holds a stale one. */
 async function staleTarget(view: ReconcileDeps['view'], text: string): Promise<Target | undefined> {
   const key = parseKeyString(text, RECONCILED_KINDS)
-  const resource = VIEW_RESOURCES.find((candidate) => candidate.kind === key?.kind)
+  // A kind no longer served has no objects left to stamp.
+  const resource = key && view.resourceOf(key.kind)
   if (!key || !resource) return undefined
   // The cache has no managedFields: it only says whether a closer look is worth a read.
   const cached = await view.cached(key)

@@ -31,8 +31,14 @@ class SplitView implements ClusterView {
   serversReferencingWebhookConfig(namespace: string, name: string) {
     return this.cache.serversReferencingWebhookConfig(namespace, name)
   }
+  serves() {
+    return true
+  }
   isSynced() {
     return this.synced
+  }
+  isReady() {
+    return true
   }
 }
 

@@ -42,7 +42,7 @@ t.test('neither the view nor the server is ready before the first sync', async (
   t.equal(view.isSynced(), false)
   const readyz = await admission.probe('/readyz')
   t.equal(readyz.status, 503)
-  t.match(readyz.body, /cluster view synced/)
+  t.match(readyz.body, /cluster view ready/)
 
   await env.installCrds('fixtures')
   await waitFor('the view to sync', async () => (view.isSynced() ? true : undefined), {

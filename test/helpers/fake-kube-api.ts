@@ -13,6 +13,8 @@ import { KubeApi } from '../../src/cluster/kube-api.ts'
 import { kubeConfigCredentials } from '../../src/cluster/kubeconfig-credentials.ts'
 import type { WatchEvent } from '../../src/cluster/kube-api.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
+import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
+import type { ViewResource } from '../../src/cluster/resources.ts'
 
 export interface RecordedRequest {
   readonly path: string
@@ -48,6 +50,12 @@ export interface FakeKubeApi {
   beforePage: (continueToken: string) => Promise<number | undefined>
   /** The next watch request (already arrived or still to come). */
   nextWatch(): Promise<WatchStream>
+  /**
+   * What API discovery says is served (`GET /apis/<group>` and `/apis/<group>/<version>`): by
+   * default every ToolHive kind at the table's first version. Its order is the group's version
+   * order; the first version is the preferred one. A status refuses discovery with it.
+   */
+  served: readonly ViewResource[] | number
 }
 
 export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
@@ -60,6 +68,7 @@ export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
     const watch = query.watch === 'true'
     delete query.watch
     fake.requests.push({ path: url.pathname, watch, query })
+    if (answerDiscovery(fake, url.pathname, response)) return
     if (watch) {
       const stream = watchStream(query, response)
       const waiter = waiting.shift()
@@ -79,6 +88,7 @@ export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
     resourceVersion: '1',
     requests: [],
     beforePage: async () => undefined,
+    served: VIEW_RESOURCES,
     nextWatch: () => {
       const stream = arrived.shift()
       if (stream) return Promise.resolve(stream)
@@ -92,6 +102,59 @@ export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
     server.close()
   })
   return fake
+}
+
+/** Answers a discovery request from `fake.served`; false for any other path. */
+function answerDiscovery(fake: FakeKubeApi, path: string, response: ServerResponse): boolean {
+  const [, apis, group, version, ...rest] = path.split('/')
+  if (apis !== 'apis' || group === undefined || rest.length > 0) return false
+  const served = fake.served
+  const send = (status: number, body: unknown) => {
+    response.writeHead(status, { 'content-type': 'application/json' })
+    response.end(JSON.stringify(body))
+  }
+  if (typeof served === 'number') {
+    send(served, statusObject(served, 'discovery refused'))
+    return true
+  }
+  const inGroup = served.filter((resource) => resource.group === group)
+  const versions = [...new Set(inGroup.map((resource) => resource.version))]
+  if (versions.length === 0 || (version !== undefined && !versions.includes(version))) {
+    send(404, statusObject(404, 'the server could not find the requested resource'))
+  } else if (version === undefined) {
+    const entries = versions.map((v) => ({ groupVersion: `${group}/${v}`, version: v }))
+    send(200, {
+      kind: 'APIGroup',
+      apiVersion: 'v1',
+      name: group,
+      versions: entries,
+      preferredVersion: entries[0],
+    })
+  } else {
+    const resources = inGroup
+      .filter((resource) => resource.version === version)
+      .flatMap((resource) => [
+        {
+          name: resource.plural,
+          kind: resource.kind,
+          namespaced: resource.namespaced,
+          verbs: ['get', 'list', 'watch'],
+        },
+        {
+          name: `${resource.plural}/status`,
+          kind: resource.kind,
+          namespaced: resource.namespaced,
+          verbs: ['get', 'patch'],
+        },
+      ])
+    send(200, {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: `${group}/${version}`,
+      resources,
+    })
+  }
+  return true
 }
 
 /** The continue token is the offset of the next page, as opaque to the client as a real one. */

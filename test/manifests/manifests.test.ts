@@ -116,7 +116,10 @@ if (!full) {
         )
         for (const entry of TOOLHIVE_KIND_TABLE) {
           const rule: Any = ruleOf(entry.plural)[0]
-          t.ok(rule['apiVersions'].includes(entry.version), `${entry.kind}: ${entry.version} sent`)
+          t.ok(
+            rule['apiVersions'].includes(entry.versions[0]),
+            `${entry.kind}: ${entry.versions[0]} sent`,
+          )
           t.match(rule['operations'], ['CREATE', 'UPDATE'], `${entry.kind}: writes sent`)
           t.equal(rule['scope'] === 'Namespaced', entry.namespaced, `${entry.kind}: its scope`)
         }

@@ -18,22 +18,31 @@ const router = new Router(productRoutes())
 
 for (const entry of TOOLHIVE_KIND_TABLE) {
   t.test(`${entry.kind}: every reader follows its entry`, async (t) => {
-    const object = {
-      apiVersion: `${entry.group}/${entry.version}`,
+    const at = (version: string) => ({
+      apiVersion: `${entry.group}/${version}`,
       kind: entry.kind,
       metadata: { name: 'x', namespace: 'team', generation: 2 },
       spec: {},
-    }
+    })
+    const object = at(entry.versions[0])
     t.equal(resourceOf(entry.kind), entry.plural)
-    for (const operation of ['CREATE', 'UPDATE'] as const) {
-      const request = requestFor(object, { operation })
-      t.ok(router.find('validate', request), `the validating webhook answers its ${operation}`)
+    // An object at any version the kind is served at reaches the same rule.
+    for (const version of entry.versions) {
+      for (const operation of ['CREATE', 'UPDATE'] as const) {
+        const request = requestFor(at(version), { operation })
+        t.equal(
+          router.find('validate', request),
+          router.find('validate', requestFor(object, { operation })),
+          `the validating webhook answers its ${operation} at ${version} by the same rule`,
+        )
+        t.ok(router.find('validate', request), `the validating webhook answers its ${operation}`)
+      }
     }
     const view = VIEW_RESOURCES.find((resource) => resource.kind === entry.kind)
     t.ok(view, 'the view lists and watches it')
     t.equal(
       view && resourcePath(view, { namespace: 'team', name: 'x' }),
-      `/apis/${TOOLHIVE_GROUP}/${entry.version}/namespaces/team/${entry.plural}/x`,
+      `/apis/${TOOLHIVE_GROUP}/${entry.versions[0]}/namespaces/team/${entry.plural}/x`,
     )
     t.equal(RECONCILED_KINDS.includes(entry.kind), entry.conditions.length > 0)
     t.equal(desiredStatus(object)?.conditions.length, entry.conditions.length, 'its conditions')

@@ -6,6 +6,9 @@
 
 import t from 'tap'
 import pino from 'pino'
+import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
+import { servedKindsOf } from '../../src/cluster/served-kinds.ts'
+import type { ServedKinds } from '../../src/cluster/served-kinds.ts'
 import { createReconcile } from '../../src/reconciler/reconcile.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
 
@@ -89,15 +92,19 @@ function fakeApi(live: KubeObject | undefined, answers: { status: number; body?:
   }
 }
 
+/** Where each kind is served: by default the table's first versions, as the newest release. */
+const TABLE_SERVED = servedKindsOf(VIEW_RESOURCES)
+
 function reconcileWith(
   cached: KubeObject | undefined,
   fake: Pick<ReturnType<typeof fakeApi>, 'api'>,
-  options: { key?: string; leadership?: AbortSignal } = {},
+  options: { key?: string; leadership?: AbortSignal; served?: ServedKinds } = {},
 ) {
   const yielded: string[] = []
+  const served = options.served ?? TABLE_SERVED
   const reconcile = createReconcile({
     api: fake.api as never,
-    view: { cached: async () => cached },
+    view: { cached: async () => cached, resourceOf: (kind) => served.get(kind) },
     logger: pino({ level: 'silent' }),
     leadership: options.leadership ?? new AbortController().signal,
     now: () => NOW,
@@ -105,6 +112,35 @@ function reconcileWith(
   })
   return { run: () => reconcile(options.key ?? KEY), yielded }
 }
+
+t.test('status goes where the cluster serves the kind, and nowhere when it does not', async (t) => {
+  const object = vmcp()
+  const atAlpha = fakeApi(object)
+  const alpha = servedKindsOf([
+    {
+      kind: 'VirtualMCPServer',
+      group: 'toolhive.stacklok.dev',
+      version: 'v1alpha1',
+      plural: 'virtualmcpservers',
+      namespaced: true,
+    },
+  ])
+  t.same(await reconcileWith(object, atAlpha, { served: alpha }).run(), {
+    result: 'written',
+    conditions: ['SessionStorageWarning'],
+  })
+  t.equal(
+    atAlpha.writes[0]?.path,
+    '/apis/toolhive.stacklok.dev/v1alpha1/namespaces/team/virtualmcpservers/vmcp/status',
+  )
+  t.equal(atAlpha.writes[0]?.body['apiVersion'], 'toolhive.stacklok.dev/v1alpha1')
+
+  const notServed = fakeApi(object)
+  t.same(await reconcileWith(object, notServed, { served: new Map() }).run(), {
+    result: 'unchanged',
+  })
+  t.equal(notServed.reads + notServed.writes.length, 0, 'not a single request')
+})
 
 t.test('beside an operator that owns the condition: no write at all', async (t) => {
   const object = vmcp({ conditions: [OPERATOR_CONDITION] }, [OPERATOR_OWNS])
@@ -278,7 +314,7 @@ t.test('a write under way when leadership ends is abandoned, not counted', async
           leadership.abort()
         }),
     } as never,
-    view: { cached: async () => object },
+    view: { cached: async () => object, resourceOf: (kind) => TABLE_SERVED.get(kind) },
     logger: pino({ level: 'silent' }),
     leadership: leadership.signal,
     now: () => NOW,
