@@ -174,7 +174,9 @@ async function connectCluster(
     api,
     logger,
     onSynced: releaseLoadingPeak,
-    onWatchError: (kind) => { metrics.viewErrors.inc({ kind }); },
+    onWatchError: (kind) => {
+      metrics.viewErrors.inc({ kind })
+    },
   })
   metrics.reportKinds(() => ({
     kinds: TOOLHIVE_KIND_TABLE.map((entry) => entry.kind),

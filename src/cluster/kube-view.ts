@@ -87,7 +87,9 @@ export class KubeView implements ClusterView {
           ...(options.discoveryIntervalMs === undefined
             ? {}
             : { intervalMs: options.discoveryIntervalMs }),
-          onChange: (served) => { this.#follow(served); },
+          onChange: (served) => {
+            this.#follow(served)
+          },
         })
   }
 
