@@ -5,14 +5,15 @@
  * is unreadable, unparsable or mismatched is rejected and the current one keeps serving.
  */
 
-import { createHash, X509Certificate } from 'node:crypto'
+import { createHash, createPrivateKey, X509Certificate } from 'node:crypto'
+import type { KeyObject } from 'node:crypto'
 import { watch } from 'node:fs'
 import type { FSWatcher } from 'node:fs'
 import { join } from 'node:path'
 import { createSecureContext } from 'node:tls'
 import type { Logger } from 'pino'
 import { MiB, readBoundedFile } from '../files/bounded-read.ts'
-import { fileErrorReason } from './startup-problem.ts'
+import { errorCode, fileErrorReason } from './startup-problem.ts'
 import { errorMessage } from '../policy/messages/render.ts'
 
 export const CERT_FILE = 'tls.crt'
@@ -65,15 +66,25 @@ async function readCertificatePair(dir: string): Promise<CertificatePair> {
       cause: error,
     })
   }
+  const privateKey = readPrivateKey(keyPath, key)
+  // createSecureContext alone accepts a key of another type than the certificate's (an RSA key
+  // beside an EC certificate): OpenSSL files it in a slot of its own, and every handshake then
+  // fails while the service says it is ready. Comparing the public keys proves the pair for any
+  // type.
+  if (!certificate.checkPrivateKey(privateKey)) {
+    throw new CertificateFileError(
+      `${keyPath}: does not match ${CERT_FILE}${typesThatDiffer(privateKey, certificate.publicKey)}`,
+    )
+  }
   try {
-    // Fails on an unparsable key and on a key that does not match the certificate.
+    // The key matches the leaf, so what can still fail is the certificate file as TLS reads it:
+    // PEM only (X509Certificate also takes DER), and the whole chain (a garbled intermediate).
     createSecureContext({ cert, key })
   } catch (error) {
-    const reason =
-      errorCodeOf(error) === 'ERR_OSSL_X509_KEY_VALUES_MISMATCH'
-        ? `does not match ${CERT_FILE}`
-        : `not a usable private key (${opensslReason(error)})`
-    throw new CertificateFileError(`${keyPath}: ${reason}`, { cause: error })
+    throw new CertificateFileError(
+      `${certPath}: not a usable PEM certificate chain (${opensslReason(error)})`,
+      { cause: error },
+    )
   }
   const fingerprint = createHash('sha256').update(cert).update(key).digest('hex')
   return {
@@ -101,8 +112,49 @@ function opensslReason(error: unknown): string {
   return typeof reason === 'string' && reason !== '' ? reason : errorMessage(error)
 }
 
-function errorCodeOf(error: unknown): unknown {
-  return (error as { code?: unknown } | undefined)?.code
+/** The private key in `key`; a CertificateFileError when there is none Node can use. */
+function readPrivateKey(keyPath: string, key: Buffer): KeyObject {
+  try {
+    return createPrivateKey(key)
+  } catch (error) {
+    // OpenSSL's reason for an encrypted key is the passphrase prompt being cancelled.
+    const reason =
+      errorCode(error) === 'ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED'
+        ? 'encrypted: an unencrypted key is needed'
+        : opensslReason(error)
+    throw new CertificateFileError(`${keyPath}: not a usable private key (${reason})`, {
+      cause: error,
+    })
+  }
+}
+
+/**
+ * ` (an RSA key beside an EC P-256 certificate)` when the key's type is not the certificate's
+ * (the likeliest mistake, and one an operator sees at once), else nothing.
+ */
+function typesThatDiffer(privateKey: KeyObject, certificateKey: KeyObject): string {
+  const [keyType, certificateType] = [keyTypeName(privateKey), keyTypeName(certificateKey)]
+  if (keyType === certificateType) return ''
+  return ` (${withArticle(keyType)} key beside ${withArticle(certificateType)} certificate)`
+}
+
+/** The NIST names of the curves cert-manager and most CAs use; others keep OpenSSL's name. */
+const CURVE_NAMES: Readonly<Record<string, string>> = {
+  prime256v1: 'P-256',
+  secp384r1: 'P-384',
+  secp521r1: 'P-521',
+}
+
+/** `RSA`, `RSA-PSS`, `EC P-384`, `Ed25519`: the key's type as certificates name it. */
+function keyTypeName(key: KeyObject): string {
+  const type = (key.asymmetricKeyType ?? 'unknown').toUpperCase().replace(/^ED/, 'Ed')
+  const curve = key.asymmetricKeyDetails?.namedCurve
+  return curve === undefined ? type : `${type} ${CURVE_NAMES[curve] ?? curve}`
+}
+
+/** `an RSA`, `a DSA`: the article as the letters are spoken. */
+function withArticle(name: string): string {
+  return `${/^[AEFHILMNORSX]/i.test(name) ? 'an' : 'a'} ${name}`
 }
 
 interface CertificateWatcherOptions {

@@ -2,10 +2,13 @@
  * The certificate watcher on its own, with a clock the test moves: certificates wrong in time are
  * served only while nothing valid is, never ready, and warned about once, saying when; broken
  * pairs and files that are no files are refused with one readable warning line each (the error
- * object, its stack and OpenSSL's fields only at debug).
+ * object, its stack and OpenSSL's fields only at debug). A key that does not match its
+ * certificate is refused whatever the two types, at start and on rotation, saying both types when
+ * they differ.
  */
 
 import { execFileSync } from 'node:child_process'
+import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto'
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pino } from 'pino'
@@ -13,7 +16,12 @@ import t from 'tap'
 import type { Test } from 'tap'
 import { CertificateWatcher, validityProblem } from '../../src/http/certificates.ts'
 import type { CertificatePair } from '../../src/http/certificates.ts'
-import { createDevCertificates, writeDevCertificates } from '../../src/http/dev-certs.ts'
+import {
+  createDevCa,
+  createDevCertificates,
+  writeDevCertificates,
+} from '../../src/http/dev-certs.ts'
+import { KEY_TYPES, keyPem, pairsOfEveryType } from '../helpers/key-types.ts'
 
 const DAY = 24 * 60 * 60 * 1000
 /** Whole seconds: X.509 times have no finer grain. */
@@ -260,6 +268,35 @@ t.test('a pair that cannot be used: one readable warning line, the error at debu
       (d) => writeFile(join(d, 'tls.key'), 'nope'),
       /tls\.key: not a usable private key \(/,
     ],
+    [
+      'tls.key encrypted',
+      (d) =>
+        writeFile(
+          join(d, 'tls.key'),
+          createPrivateKey(good.key).export({
+            type: 'pkcs8',
+            format: 'pem',
+            cipher: 'aes-256-cbc',
+            passphrase: 'secret',
+          }),
+        ),
+      /tls\.key: not a usable private key \(encrypted: an unencrypted key is needed\)$/,
+    ],
+    [
+      // The leaf (and so the match) is read, the chain behind it is not.
+      'tls.crt with a garbled second certificate',
+      (d) =>
+        writeFile(
+          join(d, 'tls.crt'),
+          `${good.cert}\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`,
+        ),
+      /tls\.crt: not a usable PEM certificate chain \(.+\)$/,
+    ],
+    [
+      'tls.crt in DER',
+      (d) => writeFile(join(d, 'tls.crt'), new X509Certificate(good.cert).raw),
+      /tls\.crt: not a usable PEM certificate chain \(no start line\)$/,
+    ],
     ['tls.key missing', (d) => rm(join(d, 'tls.key')), /tls\.key: no such file$/],
     [
       'tls.crt a directory',
@@ -334,5 +371,124 @@ t.test('a pair that cannot be used: one readable warning line, the error at debu
       await w.certificates.reload()
       t.equal(w.lines.length, before + logged.length, 'once per distinct failure')
     })
+  }
+})
+
+/** A matching pair of each key type, valid at T0 (made once: RSA keys are slow to generate). */
+const PAIRS = await pairsOfEveryType(await createDevCa(), {
+  notBefore: at(-DAY),
+  notAfter: at(DAY),
+})
+
+/**
+ * Every certificate type beside a key of every type (another key where the types are the same),
+ * and keys of types no serving certificate has. The reason names both types when they differ.
+ */
+function mismatchedPairs() {
+  const rows: { name: string; cert: string; key: string; reason: string }[] = []
+  for (const certType of KEY_TYPES) {
+    for (const keyType of KEY_TYPES) {
+      rows.push({
+        name: `${keyType} key beside ${certType} certificate`,
+        cert: PAIRS[certType].cert,
+        key: keyType === certType ? PAIRS[certType].otherKey : PAIRS[keyType].key,
+        reason:
+          keyType === certType
+            ? 'does not match tls.crt'
+            : `does not match tls.crt (an ${keyType} key beside an ${certType} certificate)`,
+      })
+    }
+  }
+  const extra = [
+    ['EC P-256', generateKeyPairSync('ec', { namedCurve: 'secp256k1' }), 'an EC secp256k1 key'],
+    ['RSA', generateKeyPairSync('x25519'), 'an X25519 key'],
+    [
+      'Ed25519',
+      generateKeyPairSync('dsa', { modulusLength: 1024, divisorLength: 160 }),
+      'a DSA key',
+    ],
+  ] as const
+  for (const [certType, { privateKey }, key] of extra) {
+    rows.push({
+      name: `${key} beside ${certType} certificate`,
+      cert: PAIRS[certType].cert,
+      key: keyPem(privateKey),
+      reason: `does not match tls.crt (${key} beside an ${certType} certificate)`,
+    })
+  }
+  return rows
+}
+
+const MISMATCHED = mismatchedPairs()
+
+/** `EC P-256 key beside RSA certificate` as a directory name. */
+const dirName = (name: string) => name.replace(/[^A-Za-z0-9-]+/g, '_')
+
+t.test(
+  'a key that does not match the certificate, whatever the types: not served at start',
+  async (t) => {
+    const root = t.testdir()
+    for (const row of MISMATCHED) {
+      const dir = join(root, dirName(row.name))
+      await mkdir(dir)
+      await writeFile(join(dir, 'tls.crt'), row.cert)
+      await writeFile(join(dir, 'tls.key'), row.key)
+      const w = await watcher(t, dir)
+      t.equal(w.certificates.current, undefined, `${row.name}: not served`)
+      t.equal(w.certificates.currentProblem(), 'none loaded', `${row.name}: not ready`)
+      t.equal(w.rejected(), 1, `${row.name}: counted as rejected`)
+      t.same(
+        w.warnings().map((line) => line.msg),
+        [
+          `serving certificate not loaded (not serving yet): ${join(dir, 'tls.key')}: ${row.reason}`,
+        ],
+        `${row.name}: one warning`,
+      )
+    }
+  },
+)
+
+t.test(
+  'a key that does not match the certificate, whatever the types: on rotation the current pair keeps serving',
+  async (t) => {
+    const root = t.testdir()
+    const good = await pair(-DAY, DAY)
+    const validUntil = at(DAY).toISOString()
+    for (const row of MISMATCHED) {
+      const dir = join(root, dirName(row.name))
+      await writeDevCertificates(dir, good)
+      const w = await watcher(t, dir)
+      const served = w.certificates.current
+      t.not(served, undefined)
+      await writeFile(join(dir, 'tls.crt'), row.cert)
+      await writeFile(join(dir, 'tls.key'), row.key)
+      await w.certificates.reload()
+      t.equal(w.certificates.current, served, `${row.name}: the current pair keeps serving`)
+      t.equal(w.certificates.currentProblem(), undefined, `${row.name}: still ready`)
+      t.equal(w.served.length, 1, `${row.name}: the new pair is never served`)
+      t.equal(w.rejected(), 1, `${row.name}: counted as rejected`)
+      t.same(
+        w.warnings().map((line) => line.msg),
+        [
+          `serving certificate not loaded (keeping the current certificate, valid until ${validUntil}): ${join(dir, 'tls.key')}: ${row.reason}`,
+        ],
+        `${row.name}: one warning`,
+      )
+    }
+  },
+)
+
+t.test('a matching pair of every key type is served, with no warning', async (t) => {
+  const root = t.testdir()
+  for (const type of KEY_TYPES) {
+    const dir = join(root, dirName(type))
+    await mkdir(dir)
+    await writeFile(join(dir, 'tls.crt'), PAIRS[type].cert)
+    await writeFile(join(dir, 'tls.key'), PAIRS[type].key)
+    const w = await watcher(t, dir)
+    t.equal(w.certificates.current?.cert.toString(), PAIRS[type].cert, `${type}: served`)
+    t.equal(w.certificates.currentProblem(), undefined, `${type}: ready`)
+    t.same(w.warnings(), [], `${type}: no warning`)
+    t.equal(w.rejected(), 0, `${type}: nothing rejected`)
   }
 })

@@ -1,12 +1,13 @@
 /**
  * The real HTTPS server on loopback: certificate reload without restart, readiness before the
- * certificate, TLS versions, and client-certificate verification of the API server.
+ * certificate, pairs of every key type (and keys of another type than the certificate's refused),
+ * TLS versions, and client-certificate verification of the API server.
  */
 
 import { createHash, webcrypto } from 'node:crypto'
 import { createServer } from 'node:net'
 import { execFileSync } from 'node:child_process'
-import { rm, writeFile } from 'node:fs/promises'
+import { rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import tls from 'node:tls'
@@ -26,6 +27,7 @@ import type { DevCa } from '../../src/http/dev-certs.ts'
 import { startServer } from '../../src/http/server.ts'
 import type { RunningServer } from '../../src/http/server.ts'
 import type { ServerConfig } from '../../src/http/server-config.ts'
+import { generateKey, KEY_TYPES, keyPem, pairsOfEveryType } from '../helpers/key-types.ts'
 import { review, runConfigMap } from '../helpers/objects.ts'
 import { freePort } from '../helpers/ports.ts'
 
@@ -138,6 +140,100 @@ t.test(
     )
     t.equal(await presented(port), fingerprint(second.cert), 'a mismatched pair is not used')
     t.equal((await fetch(`${server.probeUrl}/readyz`)).status, 200, 'and the server stays ready')
+  },
+)
+
+/** Replaces `path` in one step (a rename), so no reload reads it half written. */
+async function replaceFile(path: string, content: string): Promise<void> {
+  await writeFile(`${path}.new`, content)
+  await rename(`${path}.new`, path)
+}
+
+t.test(
+  'a key of another type than the certificate: not ready at start; on rotation refused, the current pair kept',
+  async (t) => {
+    const dir = t.testdir()
+    const pair = await createDevCertificates({ hosts: ['127.0.0.1'] }) // EC P-256
+    const rsaKey = keyPem(generateKey('RSA').privateKey)
+    await writeFile(join(dir, 'tls.crt'), pair.cert)
+    await writeFile(join(dir, 'tls.key'), rsaKey)
+    const warnings: string[] = []
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => warnings.push((JSON.parse(line) as { msg: string }).msg) },
+    )
+    const server = await startServer(config(dir, { certPollIntervalMs: 200 }), {
+      admission: createAdmission({ view: new MemoryView() }),
+      view: new MemoryView(),
+      logger,
+    })
+    t.teardown(() => server.close())
+    const port = Number(new URL(server.admissionUrl).port)
+    const reason = `${join(dir, 'tls.key')}: does not match tls.crt (an RSA key beside an EC P-256 certificate)`
+
+    // At start: as with a key of the same type that does not match, nothing is served, and the
+    // service is not ready (it waits for a usable pair).
+    t.same(warnings, [`serving certificate not loaded (not serving yet): ${reason}`], 'one warning')
+    t.same(await reloads(server), { loaded: 0, rejected: 1 }, 'counted as rejected')
+    const notReady = await fetch(`${server.probeUrl}/readyz`)
+    t.equal(notReady.status, 503, 'not ready')
+    t.same(await notReady.json(), { status: 'not ready', failing: ['serving certificate loaded'] })
+    await t.rejects(presented(port), 'no handshake')
+
+    await replaceFile(join(dir, 'tls.key'), pair.key)
+    await eventually(
+      () => reloads(server),
+      (counted) => counted.loaded === 1,
+    )
+    t.equal((await fetch(`${server.probeUrl}/readyz`)).status, 200, 'ready with the matching key')
+    t.equal(await presented(port), fingerprint(pair.cert))
+
+    // On rotation: refused and counted; the current pair keeps serving and the service ready.
+    const before = await reloads(server)
+    await replaceFile(join(dir, 'tls.key'), rsaKey)
+    const after = await eventually(
+      () => reloads(server),
+      (counted) => counted.loaded + counted.rejected > before.loaded + before.rejected,
+    )
+    t.same(after, { loaded: before.loaded, rejected: before.rejected + 1 }, 'counted as rejected')
+    t.equal(await presented(port), fingerprint(pair.cert), 'the current pair keeps serving')
+    t.equal((await fetch(`${server.probeUrl}/readyz`)).status, 200, 'and the server stays ready')
+    const validUntil = new x509.X509Certificate(pair.cert).notAfter.toISOString()
+    t.same(
+      warnings.slice(1),
+      [
+        `serving certificate not loaded (keeping the current certificate, valid until ${validUntil}): ${reason}`,
+      ],
+      'one warning',
+    )
+  },
+)
+
+t.test(
+  'a matching pair of every key type is served, and a client that checks it completes a handshake',
+  async (t) => {
+    const ca = await createDevCa()
+    const pairs = await pairsOfEveryType(ca)
+    const dir = t.testdir()
+    const { server, port } = await start(t, dir, { certPollIntervalMs: 200 })
+    for (const type of KEY_TYPES) {
+      const before = await reloads(server)
+      await replaceFile(join(dir, 'tls.crt'), pairs[type].cert)
+      await replaceFile(join(dir, 'tls.key'), pairs[type].key)
+      // A reload between the two files may find a half-renewed pair and refuse it; then the next
+      // one loads the pair.
+      const after = await eventually(
+        () => reloads(server),
+        (counted) => counted.loaded > before.loaded,
+      )
+      t.equal(after.loaded, before.loaded + 1, `${type}: loaded`)
+      t.equal(
+        await presented(port, { ca: ca.cert.toString('pem'), rejectUnauthorized: true }),
+        fingerprint(pairs[type].cert),
+        `${type}: served, verified by the client`,
+      )
+    }
+    t.equal((await fetch(`${server.probeUrl}/readyz`)).status, 200, 'ready')
   },
 )
 
