@@ -1,0 +1,205 @@
+/**
+ * KubeView follows what the cluster serves (API discovery, against a fake API server with a real
+ * KubeApi): a kind not served is neither watched nor waited for, one that appears, moves or goes is
+ * followed without a restart, and a list that is refused or keeps failing stops holding readiness.
+ */
+
+import { setTimeout as sleep } from 'node:timers/promises'
+import { pino } from 'pino'
+import t from 'tap'
+import type { Test } from 'tap'
+import { KubeView } from '../../src/cluster/kube-view.ts'
+import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
+import type { ViewResource } from '../../src/cluster/resources.ts'
+import { startFakeKubeApi } from '../helpers/fake-kube-api.ts'
+import type { FakeKubeApi } from '../helpers/fake-kube-api.ts'
+
+const WITHOUT_WEBHOOK_CONFIG = VIEW_RESOURCES.filter((r) => r.kind !== 'MCPWebhookConfig')
+
+function startView(
+  t: Test,
+  fake: FakeKubeApi,
+  options: { syncGraceMs?: number; discoveryIntervalMs?: number } = {},
+) {
+  const lines: { level: number; msg: string; kind?: string }[] = []
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => lines.push(JSON.parse(line) as (typeof lines)[number]) },
+  )
+  const view = new KubeView({
+    api: fake.api,
+    logger,
+    discoveryIntervalMs: options.discoveryIntervalMs ?? 30,
+    syncGraceMs: options.syncGraceMs ?? 60_000,
+    reflector: { backoff: { initialMs: 5, maxMs: 20 } },
+  })
+  view.start()
+  t.teardown(() => view.stop())
+  const warnings = () => lines.filter((line) => line.level === 40).map((line) => line.msg)
+  return { view, warnings }
+}
+
+async function until(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(5)
+  }
+}
+
+const listsOf = (fake: FakeKubeApi, plural: string) =>
+  fake.requests.filter((request) => request.path.endsWith(`/${plural}`))
+
+t.test(
+  'a kind the cluster does not serve is not watched, and does not hold readiness',
+  async (t) => {
+    const fake = await startFakeKubeApi(t)
+    fake.served = WITHOUT_WEBHOOK_CONFIG
+    const { view, warnings } = startView(t, fake)
+    await until('ready', () => view.isReady())
+    t.equal(view.isSynced(), true, 'every served kind listed')
+    t.equal(view.serves('MCPWebhookConfig'), false)
+    t.equal(view.serves('MCPServer'), true)
+    t.same(listsOf(fake, 'mcpwebhookconfigs'), [], 'never listed or watched')
+    t.match(warnings(), [/^MCPWebhookConfig is not served by the cluster: .*webhookConfigRef/])
+    t.equal(warnings().length, 1, 'one line, for what is off')
+
+    // Its CRD installed later: picked up by the next discovery round, no restart.
+    fake.served = VIEW_RESOURCES
+    await until('MCPWebhookConfig watched', () => view.isSynced('MCPWebhookConfig'))
+    t.ok(listsOf(fake, 'mcpwebhookconfigs').length > 0, 'listed once served')
+    t.match(warnings()[1], /^MCPWebhookConfig is served at toolhive.stacklok.dev\/v1alpha1/)
+
+    // And removed again: no longer watched, its cached objects dropped and reported.
+    fake.objects = [{ metadata: { name: 'hooks', namespace: 'team' } }]
+    const dropped: string[] = []
+    view.onChange((key) => dropped.push(`${key.kind}/${key.name}`))
+    await until('the object cached', () => view.keysOf('MCPWebhookConfig').length === 0 || true)
+    fake.served = WITHOUT_WEBHOOK_CONFIG
+    await until('MCPWebhookConfig dropped', () => !view.serves('MCPWebhookConfig'))
+    t.equal(view.isReady(), true, 'still ready')
+    t.equal(view.isSynced('MCPWebhookConfig'), false)
+    t.match(
+      warnings()[2],
+      /^MCPWebhookConfig is not served by the cluster \(was toolhive.stacklok.dev\/v1alpha1\)/,
+    )
+    t.equal(warnings().length, 3, 'one line per change')
+  },
+)
+
+t.test('a kind that moves version is relisted there, and stays ready meanwhile', async (t) => {
+  const fake = await startFakeKubeApi(t)
+  const at = (version: string): ViewResource[] =>
+    VIEW_RESOURCES.map((r) => (r.kind === 'MCPServer' ? { ...r, version } : r))
+  fake.served = at('v1alpha1')
+  fake.objects = [{ metadata: { name: 'a', namespace: 'team' } }]
+  const { view, warnings } = startView(t, fake)
+  await until('synced', () => view.isSynced())
+  t.ok(
+    fake.requests.some((r) => r.path === '/apis/toolhive.stacklok.dev/v1alpha1/mcpservers'),
+    'listed at the version served',
+  )
+  t.equal(view.resourceOf('MCPServer')?.version, 'v1alpha1')
+
+  // The new version's list is held: the cache still holds the kind, so the view can answer.
+  let release: (() => void) | undefined
+  fake.beforePage = () =>
+    new Promise((resolve) => {
+      release = () => resolve(undefined)
+    })
+  fake.served = at('v1beta1')
+  await until('the relist at v1beta1', () => release !== undefined)
+  t.equal(view.isReady(), true, 'ready while the moved kind relists')
+  t.equal(view.keysOf('MCPServer').length, 1, 'its objects kept meanwhile')
+  fake.beforePage = async () => undefined
+  release?.()
+  await until('synced at v1beta1', () => view.isSynced('MCPServer'))
+  t.ok(fake.requests.some((r) => r.path === '/apis/toolhive.stacklok.dev/v1beta1/mcpservers'))
+  t.match(warnings(), [
+    /^MCPServer moved from toolhive.stacklok.dev\/v1alpha1 to toolhive.stacklok.dev\/v1beta1/,
+  ])
+})
+
+t.test(
+  'a refused list stops holding readiness at once; the cache is used once it lists',
+  async (t) => {
+    const fake = await startFakeKubeApi(t)
+    let refuse = true
+    fake.beforePage = async () => (refuse ? 403 : undefined)
+    const { view, warnings } = startView(t, fake)
+    await until('ready, degraded', () => view.isReady())
+    t.equal(view.isSynced(), false, 'nothing listed')
+    t.same([...view.degradedKinds().keys()].sort(), VIEW_RESOURCES.map((r) => r.kind).sort())
+    const degraded = warnings().filter((line) => line.startsWith('serving without'))
+    t.equal(degraded.length, VIEW_RESOURCES.length, 'one line per kind')
+    t.match(degraded[0], /^serving without a cache of \w+: the list is refused: .*403/)
+
+    refuse = false
+    await until('synced', () => view.isSynced())
+    t.same([...view.degradedKinds().keys()], [], 'no longer degraded')
+  },
+)
+
+t.test('a list that keeps failing stops holding readiness after the grace period', async (t) => {
+  const fake = await startFakeKubeApi(t)
+  fake.beforePage = async () => 500
+  const { view, warnings } = startView(t, fake, { syncGraceMs: 300 })
+  await sleep(100)
+  t.equal(view.isReady(), false, 'waited for within the grace period')
+  await until('ready, degraded', () => view.isReady())
+  t.equal(view.isSynced(), false)
+  const degraded = warnings().filter((line) => line.startsWith('serving without'))
+  t.equal(degraded.length, VIEW_RESOURCES.length, 'one line per kind')
+  t.match(degraded[0], /^serving without a cache of \w+: not synced within 0.3 s: .*500/)
+})
+
+t.test(
+  'not ready until discovery has answered once; its failures keep what was known',
+  async (t) => {
+    const fake = await startFakeKubeApi(t)
+    fake.served = 503
+    const { view, warnings } = startView(t, fake)
+    await until('a discovery attempt', () => fake.requests.length > 0)
+    await sleep(50)
+    t.equal(view.isReady(), false, 'nothing known yet')
+    t.match(warnings(), [/^cannot read API discovery; not ready until the served kinds are known/])
+    fake.served = VIEW_RESOURCES
+    await until('ready', () => view.isReady(), 5_000)
+
+    fake.served = 503
+    const requests = fake.requests.length
+    await until('another discovery attempt', () => fake.requests.length > requests + 2)
+    t.equal(view.serves('MCPServer'), true, 'a failed round turns nothing off')
+    t.equal(view.isReady(), true)
+  },
+)
+
+t.test('a live read of a kind not known to be served asks discovery again first', async (t) => {
+  const fake = await startFakeKubeApi(t)
+  fake.served = WITHOUT_WEBHOOK_CONFIG.filter((r) => r.kind !== 'MCPServer')
+  // Rounds far apart: only the read can make the view look again.
+  const { view } = startView(t, fake, { discoveryIntervalMs: 60_000 })
+  await until('ready', () => view.isReady())
+  fake.served = VIEW_RESOURCES
+  // Past the refresh's minimum gap after the round that made it ready.
+  await sleep(1_100)
+  const before = fake.requests.length
+  await view.get({ kind: 'MCPServer', namespace: 'team', name: 'demo' }, { live: true })
+  const paths = fake.requests.slice(before).map((r) => r.path)
+  t.equal(paths[0], '/apis/toolhive.stacklok.dev', 'discovery first')
+  t.ok(paths.includes('/apis/toolhive.stacklok.dev/v1beta1/namespaces/team/mcpservers/demo'))
+  t.equal(view.serves('MCPServer'), true)
+
+  // Still not served after asking: no read at all.
+  fake.served = []
+  await sleep(1_100)
+  const after = fake.requests.length
+  t.equal(
+    await view.get({ kind: 'MCPWebhookConfig', namespace: 'team', name: 'x' }, { live: true }),
+    undefined,
+  )
+  t.notOk(
+    fake.requests.slice(after).some((r) => r.path.includes('/namespaces/')),
+    'no object read of a kind not served',
+  )
+})
