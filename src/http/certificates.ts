@@ -97,6 +97,24 @@ async function readCertificatePair(dir: string): Promise<CertificatePair> {
   }
 }
 
+/**
+ * What is wrong with the pair in `dir` when both files are there and can never serve (unreadable,
+ * unparsable, a key that is not the certificate's); undefined when it is usable or a file is not
+ * there yet (cert-manager writes them later). For start-up: a service that listens with a pair it
+ * can never serve would hold no replica ready, and stall a rollout without a word on why; refused,
+ * it exits with one line, and the replicas of the previous rollout keep answering.
+ */
+export async function presentPairProblem(dir: string): Promise<string | undefined> {
+  try {
+    await readCertificatePair(dir)
+    return undefined
+  } catch (error) {
+    if (error instanceof CertificateFileError && errorCode(error.cause) === 'ENOENT')
+      return undefined
+    return errorMessage(error)
+  }
+}
+
 /** A regular file of at most 1 MiB: a FIFO or device swapped in cannot block the reload. */
 async function readPairFile(path: string): Promise<Buffer> {
   try {

@@ -11,7 +11,7 @@ import type { Logger } from 'pino'
 import type { Admission } from '../admission/webhook.ts'
 import type { ClusterView } from '../cluster/view.ts'
 import { buildAdmissionApp } from './app.ts'
-import { CertificateWatcher } from './certificates.ts'
+import { CertificateWatcher, presentPairProblem } from './certificates.ts'
 import { readClientCa } from './client-ca.ts'
 import type { ClientCaBundle } from './client-ca.ts'
 import { createMetrics } from '../metrics/metrics.ts'
@@ -90,6 +90,8 @@ async function checkCertDir(dir: string): Promise<void> {
     throw new StartupProblem('certDir', dir, fileErrorReason(error), { cause: error })
   })
   if (found && !found.isDirectory()) throw new StartupProblem('certDir', dir, 'not a directory')
+  const problem = found ? await presentPairProblem(dir) : undefined
+  if (problem !== undefined) throw new StartupProblem('certDir', dir, problem)
 }
 
 export async function startServer(config: ServerConfig, deps: ServerDeps): Promise<RunningServer> {

@@ -133,6 +133,35 @@ t.test('--cert-dir that is a file: in the embedded default and in a pod', async 
   )
 })
 
+t.test('--cert-dir with a pair that can never serve: refused, whatever the key type', async (t) => {
+  const { generateKeyPairSync } = await import('node:crypto')
+  const pair = await createDevCertificates({ hosts: ['127.0.0.1'] }) // EC P-256
+  const keys = {
+    'an RSA key': generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey,
+    'an Ed25519 key': generateKeyPairSync('ed25519').privateKey,
+    'an EC P-384 key': generateKeyPairSync('ec', { namedCurve: 'P-384' }).privateKey,
+  }
+  for (const [name, key] of Object.entries(keys)) {
+    const dir = t.testdir({
+      'tls.crt': pair.cert,
+      'tls.key': key.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    })
+    refused(
+      t,
+      await serve(['--cert-dir', dir, '--objects', SAMPLES]),
+      `--cert-dir ${dir}: ${join(dir, 'tls.key')}: does not match tls.crt (${name} beside an EC P-256 certificate)`,
+    )
+  }
+  // Of the same type but another key: refused the same way.
+  const other = await createDevCertificates({ hosts: ['127.0.0.1'] })
+  const dir = t.testdir({ 'tls.crt': pair.cert, 'tls.key': other.key })
+  refused(
+    t,
+    await serve(['--cert-dir', dir, '--objects', SAMPLES]),
+    `--cert-dir ${dir}: ${join(dir, 'tls.key')}: does not match tls.crt`,
+  )
+})
+
 t.test('--cert-dir: no tree is created, no file of the user replaced', async (t) => {
   const dir = t.testdir()
   const deep = join(dir, 'a', 'b', 'certs')

@@ -150,7 +150,7 @@ async function replaceFile(path: string, content: string): Promise<void> {
 }
 
 t.test(
-  'a key of another type than the certificate: not ready at start; on rotation refused, the current pair kept',
+  'a key of another type than the certificate: refused at start; on rotation refused, the current pair kept',
   async (t) => {
     const dir = t.testdir()
     const pair = await createDevCertificates({ hosts: ['127.0.0.1'] }) // EC P-256
@@ -162,25 +162,26 @@ t.test(
       { level: 'warn' },
       { write: (line: string) => warnings.push((JSON.parse(line) as { msg: string }).msg) },
     )
-    const server = await startServer(config(dir, { certPollIntervalMs: 200 }), {
+    const reason = `${join(dir, 'tls.key')}: does not match tls.crt (an RSA key beside an EC P-256 certificate)`
+    const deps = {
       admission: createAdmission({ view: new MemoryView() }),
       view: new MemoryView(),
       logger,
-    })
-    t.teardown(() => server.close())
-    const port = Number(new URL(server.admissionUrl).port)
-    const reason = `${join(dir, 'tls.key')}: does not match tls.crt (an RSA key beside an EC P-256 certificate)`
+    }
 
-    // At start: as with a key of the same type that does not match, nothing is served, and the
-    // service is not ready (it waits for a usable pair).
-    t.same(warnings, [`serving certificate not loaded (not serving yet): ${reason}`], 'one warning')
-    t.same(await reloads(server), { loaded: 0, rejected: 1 }, 'counted as rejected')
-    const notReady = await fetch(`${server.probeUrl}/readyz`)
-    t.equal(notReady.status, 503, 'not ready')
-    t.same(await notReady.json(), { status: 'not ready', failing: ['serving certificate loaded'] })
-    await t.rejects(presented(port), 'no handshake')
+    // At start: a pair that can never serve is a start-up error (the CLI prints it as one line,
+    // exit 2), not a listener that would never be ready.
+    const refused = await startServer(config(dir, { certPollIntervalMs: 200 }), deps).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    t.match(refused, { name: 'StartupProblem', setting: 'certDir', value: dir, reason })
+    t.same(warnings, [], 'nothing logged: the error says it')
 
     await replaceFile(join(dir, 'tls.key'), pair.key)
+    const server = await startServer(config(dir, { certPollIntervalMs: 200 }), deps)
+    t.teardown(() => server.close())
+    const port = Number(new URL(server.admissionUrl).port)
     await eventually(
       () => reloads(server),
       (counted) => counted.loaded === 1,
@@ -200,7 +201,7 @@ t.test(
     t.equal((await fetch(`${server.probeUrl}/readyz`)).status, 200, 'and the server stays ready')
     const validUntil = new x509.X509Certificate(pair.cert).notAfter.toISOString()
     t.same(
-      warnings.slice(1),
+      warnings,
       [
         `serving certificate not loaded (keeping the current certificate, valid until ${validUntil}): ${reason}`,
       ],
@@ -281,21 +282,24 @@ t.test('a FIFO as tls.crt blocks neither start, nor reload, nor shutdown', async
   const dir = t.testdir()
   execFileSync('mkfifo', [join(dir, 'tls.crt')])
   await writeFile(join(dir, 'tls.key'), 'key')
-  const server = await startServer(config(dir, { certPollIntervalMs: 200 }), {
+  const deps = {
     admission: createAdmission({ view: new MemoryView() }),
     view: new MemoryView(),
     logger: silent,
+  }
+  // At start it is refused, naming the file, without a read that waits for a writer.
+  await t.rejects(startServer(config(dir, { certPollIntervalMs: 200 }), deps), {
+    name: 'StartupProblem',
+    reason: new RegExp(`^${join(dir, 'tls.crt')}: `),
   })
-  const ready = await fetch(`${server.probeUrl}/readyz`)
-  t.match(await ready.json(), { failing: ['serving certificate loaded'] }, 'started, not ready')
-  // A valid pair replaces the FIFO: reloads were not stuck behind a read of it.
   await rm(join(dir, 'tls.crt'))
   await writeDevCertificates(dir, await createDevCertificates({ hosts: ['127.0.0.1'] }))
+  const server = await startServer(config(dir, { certPollIntervalMs: 200 }), deps)
   const status = await eventually(
     async () => (await fetch(`${server.probeUrl}/readyz`)).status,
     (answered) => answered === 200,
   )
-  t.equal(status, 200, 'the pair written after the FIFO is loaded')
+  t.equal(status, 200, 'a usable pair is served')
   // And a FIFO swapped in while serving: the reload refuses it; close still completes.
   const before = await reloads(server)
   await rm(join(dir, 'tls.crt'))
