@@ -37,8 +37,11 @@ interface CheckOptions {
   readonly strict?: boolean
 }
 
-/** What answered a denial: one of the webhooks, or the object's CRD (schema and CEL rules). */
-type DenyingStep = 'mutate' | 'validate' | 'crd'
+/**
+ * What answered a denial: one of the webhooks, the object's CRD (schema and CEL rules), or the
+ * API server itself (no CRD serves the kind).
+ */
+type DenyingStep = 'mutate' | 'validate' | 'crd' | 'server'
 
 interface CrdStep {
   readonly catalog: CrdCatalog
@@ -132,7 +135,7 @@ async function admit(
     // What the API server answers for a kind no CRD of the cluster serves.
     return {
       admitted: false,
-      webhook: 'crd',
+      webhook: 'server',
       causes: [
         `no matches for kind ${JSON.stringify(String(object.kind))} in version ${JSON.stringify(String(object.apiVersion))}: no CustomResourceDefinition given serves it`,
       ],
@@ -245,7 +248,9 @@ function formatReport(results: readonly CheckedObject[]): string {
       const by =
         verdict.webhook === 'crd'
           ? 'its CustomResourceDefinition'
-          : `the ${verdict.webhook} webhook`
+          : verdict.webhook === 'server'
+            ? 'the API server'
+            : `the ${verdict.webhook} webhook`
       lines.push(`DENIED   ${label} by ${by}:`)
       for (const cause of verdict.causes) lines.push(`    ${cause}`)
     }

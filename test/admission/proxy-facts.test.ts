@@ -31,8 +31,9 @@ class SplitView implements ClusterView {
   serversReferencingWebhookConfig(namespace: string, name: string) {
     return this.cache.serversReferencingWebhookConfig(namespace, name)
   }
+  served = true
   serves() {
-    return true
+    return this.served
   }
   isSynced() {
     return this.synced
@@ -193,4 +194,13 @@ t.test('before the cache has synced, every Scale is settled live', async (t) => 
   const facts = await gatherScaleFacts(scaleOf('demo'), view)
   t.same(view.liveReads, ['Deployment/demo', 'MCPServer/demo'])
   t.equal(facts.owner?.metadata?.uid, 'demo-uid')
+})
+
+t.test('no MCPServer served: no Scale is capped, and nothing is read', async (t) => {
+  const deployment = proxyDeployment('MCPServer', 'demo', { replicas: 1 })
+  const view = new SplitView(new MemoryView([fresh]), new MemoryView([fresh, deployment]))
+  view.served = false
+  view.synced = false
+  t.same(await gatherScaleFacts(scaleOf('demo'), view), { deployment: undefined, owner: undefined })
+  t.same(view.liveReads, [])
 })

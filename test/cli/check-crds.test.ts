@@ -2,6 +2,7 @@
 // before the webhooks', in the API server's words; bad CRD input is a one-line error, exit 2.
 import t from 'tap'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { parseAllDocuments } from 'yaml'
 import { runCli } from '../helpers/cli.ts'
 import { review } from '../helpers/objects.ts'
@@ -127,4 +128,41 @@ t.test('review --crds: the CRD answers first; a transition rule sees the old obj
   t.match(JSON.parse(allowed.stdout), {
     response: { allowed: true, warnings: ['unknown field "spec.zz"'] },
   })
+})
+
+t.test('with CRDs, a ToolHive kind they do not serve is off, as in such a cluster', async (t) => {
+  const fixtures = fileURLToPath(new URL('../e2e/fixtures/crds/', import.meta.url))
+  const server = {
+    apiVersion: 'toolhive.stacklok.dev/v1beta1',
+    kind: 'MCPServer',
+    metadata: { name: 'fetch', namespace: 'ns' },
+    spec: { image: 'ghcr.io/example/fetch:1', webhookConfigRef: { name: 'hooks' } },
+  }
+  const config = {
+    apiVersion: 'toolhive.stacklok.dev/v1alpha1',
+    kind: 'MCPWebhookConfig',
+    metadata: { name: 'other', namespace: 'ns' },
+    spec: { validating: [{ name: 'v', url: 'https://v.example.com' }] },
+  }
+  const dir = t.testdir({ 'server.json': json(server), 'config.json': json(config) })
+  const crds = (...names: string[]) => names.flatMap((name) => ['--crds', join(fixtures, name)])
+  const workloads = crds('mcpservers.yaml', 'mcpremoteproxies.yaml', 'virtualmcpservers.yaml')
+  const all = [...workloads, ...crds('mcpwebhookconfigs.yaml')]
+
+  const served = await runCli(['check', ...all, join(dir, 'server.json')])
+  t.match(
+    served.stdout,
+    /warning: spec\.webhookConfigRef\.name: MCPWebhookConfig "hooks" does not exist/,
+  )
+  const notServed = await runCli(['check', ...workloads, join(dir, 'server.json')])
+  t.equal(notServed.code, 0, notServed.stderr)
+  t.notMatch(notServed.stdout, /webhookConfigRef/, 'no MCPWebhookConfig CRD: nothing to look up')
+
+  const refused = await runCli(['check', ...workloads, join(dir, 'config.json')])
+  t.equal(refused.code, 1)
+  t.match(
+    refused.stdout,
+    'DENIED   MCPWebhookConfig ns/other by the API server:\n' +
+      '    no matches for kind "MCPWebhookConfig" in version "toolhive.stacklok.dev/v1alpha1": no CustomResourceDefinition given serves it\n',
+  )
 })
