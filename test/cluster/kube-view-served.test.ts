@@ -105,7 +105,9 @@ t.test('a kind that moves version is relisted there, and stays ready meanwhile',
   let release: (() => void) | undefined
   fake.beforePage = () =>
     new Promise((resolve) => {
-      release = () => resolve(undefined)
+      release = () => {
+        resolve(undefined)
+      }
     })
   fake.served = at('v1beta1')
   await until('the relist at v1beta1', () => release !== undefined)
