@@ -1,6 +1,6 @@
 /**
- * The informer-backed cluster view against the real API server: not ready before its first sync,
- * sees what is created through the API, holds trimmed copies, reads live on a cache miss, and
+ * The informer-backed cluster view against the real API server: ready at once when no ToolHive
+ * kind is served, follows CRDs installed later, sees what is created through the API, holds trimmed copies, reads live on a cache miss, and
  * recovers by itself after the API server is stopped and started again.
  */
 
@@ -36,27 +36,39 @@ t.teardown(() => view.stop())
 const apply = (object: unknown) =>
   mustKubectl(kubectl, ['apply', '--server-side', '-f', '-'], JSON.stringify(object))
 
-t.test('neither the view nor the server is ready before the first sync', async (t) => {
-  // The ToolHive CRDs are not installed yet, so those lists cannot succeed.
-  await new Promise((resolve) => setTimeout(resolve, 1_500))
-  t.equal(view.isSynced(), false)
-  const readyz = await admission.probe('/readyz')
-  t.equal(readyz.status, 503)
-  t.match(readyz.body, /cluster view ready/)
+t.test(
+  'with no ToolHive CRD, ready at once; CRDs installed later are watched, no restart',
+  async (t) => {
+    // Nothing of ToolHive is served: nothing to list, so nothing to wait for (issue 35).
+    await waitFor(
+      'the view to know what is served',
+      async () => (view.isReady() ? true : undefined),
+      {
+        timeoutMs: 15_000,
+      },
+    )
+    t.equal(view.serves('MCPServer'), false)
+    t.equal(view.isSynced(), true, 'every served kind (none) listed')
+    await waitFor(
+      'the server to be ready',
+      async () => ((await admission.probe('/readyz')).status === 200 ? true : undefined),
+      { timeoutMs: 15_000 },
+    )
 
-  await env.installCrds('fixtures')
-  await waitFor('the view to sync', async () => (view.isSynced() ? true : undefined), {
-    timeoutMs: 30_000,
-  })
-  await waitFor(
-    'the server to be ready',
-    async () => ((await admission.probe('/readyz')).status === 200 ? true : undefined),
-    {
-      timeoutMs: 30_000,
-    },
-  )
-  t.pass('synced once the resources are served')
-})
+    await env.installCrds('fixtures')
+    // Discovery looks again every 10 s; each kind is then listed and watched.
+    await waitFor(
+      'the view to serve and sync every kind',
+      async () =>
+        view.serves('MCPServer') && view.serves('MCPWebhookConfig') && view.isSynced()
+          ? true
+          : undefined,
+      { timeoutMs: 30_000 },
+    )
+    t.equal((await admission.probe('/readyz')).status, 200, 'ready throughout')
+    t.pass('synced once the resources are served')
+  },
+)
 
 const ns = 'view-test'
 const server = (name: string, extra: Record<string, unknown> = {}) => ({
