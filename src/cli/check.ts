@@ -18,7 +18,7 @@ import { TOOLHIVE_GROUP, toolHiveKind } from '../policy/kinds.ts'
 import { groupOf } from '../policy/kube/object.ts'
 import { terminalText } from '../policy/messages/render.ts'
 import type { CrdCatalog } from '../policy/crd/crd-catalog.ts'
-import { loadCrdCatalog, refusalCauses } from './crds.ts'
+import { loadCrdCatalog, refusalCauses, servedByCatalog } from './crds.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 
@@ -76,11 +76,7 @@ export async function checkCommand(
     throw new UsageError('check needs at least one file or directory to apply')
   const catalog = await loadCrdCatalog(options)
   const crds = catalog && { catalog, strict: options.strict === true }
-  // With CRDs, the simulated cluster serves the ToolHive kinds they define and no other, as a
-  // served kind is known to `serve` (e.g. no MCPWebhookConfig CRD: no webhookConfigRef warnings).
-  const serves =
-    catalog && ((kind: string) => catalog.defines({ apiVersion: `${TOOLHIVE_GROUP}/`, kind }))
-  const view = new MemoryView(await loadObjects(options.objects), serves ? { serves } : {})
+  const view = new MemoryView(await loadObjects(options.objects), servedByCatalog(catalog))
   const results = await checkObjects(await loadObjects(paths), view, options.namespace, crds)
   const report = formatReport(results)
   if (options.output === 'text') {

@@ -6,6 +6,7 @@
  * document and, for a rule that does not compile, the rule (exit 2).
  */
 
+import { TOOLHIVE_GROUP } from '../policy/kinds.ts'
 import { loadSourcedObjects } from '../cluster/load-objects.ts'
 import type { CrdCatalog, CrdVerdict } from '../policy/crd/crd-catalog.ts'
 import type { CrdDefinition } from '../policy/crd/crd-definition.ts'
@@ -59,4 +60,16 @@ export function refusalCauses(verdict: Exclude<CrdVerdict, { allowed: true }>): 
   const omitted = verdict.violations.length - causes.length
   if (omitted > 0) lines.push(`and ${omitted} more ${omitted === 1 ? 'error' : 'errors'}`)
   return lines
+}
+
+/**
+ * The view options of a simulated cluster that serves the ToolHive kinds the CRDs define and no
+ * other, as `serve` knows a served kind (no MCPWebhookConfig CRD: no webhookConfigRef warnings);
+ * without CRDs, every kind.
+ */
+export function servedByCatalog(catalog: CrdCatalog | undefined): {
+  readonly serves?: (kind: string) => boolean
+} {
+  if (catalog === undefined) return {}
+  return { serves: (kind) => catalog.defines({ apiVersion: `${TOOLHIVE_GROUP}/`, kind }) }
 }

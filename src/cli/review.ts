@@ -12,7 +12,7 @@ import type { KubeObject } from '../policy/kube/object.ts'
 import type { CrdCatalog } from '../policy/crd/crd-catalog.ts'
 import { denied, errored } from '../admission/response.ts'
 import { renderWarnings } from '../policy/messages/render.ts'
-import { loadCrdCatalog } from './crds.ts'
+import { loadCrdCatalog, servedByCatalog } from './crds.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 
@@ -35,7 +35,7 @@ export async function reviewCommand(
   io: CliIo,
 ): Promise<number> {
   const catalog = await loadCrdCatalog(options)
-  const view = new MemoryView(await loadObjects(options.objects))
+  const view = new MemoryView(await loadObjects(options.objects), servedByCatalog(catalog))
   const source = file === '-' ? 'standard input' : file
   // Bounded as the server bounds a request body; a file must be a regular file (not a FIFO or
   // device that would block or never end), standard input a stream of at most the same size.
