@@ -15,6 +15,10 @@
  * own labels and `# Source:` lines are dropped. The Namespace, which the chart leaves to its user,
  * is added to the base.
  *
+ * First it writes the chart's one generated file, `templates/_toolhive-kinds.tpl`, from the kind
+ * table (kinds-template.ts): the ToolHive rules of the webhooks and the RBAC, which webhooks.yaml
+ * and rbac.yaml include. So the render below already names every kind and version of the table.
+ *
  * Every generated file starts with a header naming its source and the command, and the digests of
  * the chart and of the rest of the file: test/manifests/generated.test.ts fails without helm on a
  * file edited by hand or a chart changed since, and test/e2e/chart.test.ts regenerates everything
@@ -31,6 +35,7 @@ import { parseAllDocuments, stringify } from 'yaml'
 import type { Document } from 'yaml'
 import { ensureHelm, helmFor, mustHelm } from '../e2e/harness/helm.ts'
 import type { Helm } from '../e2e/harness/helm.ts'
+import { KINDS_TEMPLATE, kindsTemplate, kindsTemplateProblem } from './kinds-template.ts'
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 export const MANIFESTS_DIR = join(REPO, 'manifests')
@@ -446,9 +451,24 @@ export function differences(committed: GeneratedFiles, generated: GeneratedFiles
   return out
 }
 
+/** The committed kinds template, or undefined when there is none. */
+export async function committedKindsTemplate(): Promise<string | undefined> {
+  return readFile(join(MANIFESTS_DIR, KINDS_TEMPLATE), 'utf8').catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  })
+}
+
 async function main(args: readonly string[]): Promise<number> {
   const check = args.includes('--check')
   const log = (line: string) => process.stderr.write(`${line}\n`)
+  // The chart's generated template first: the render below includes it.
+  const template = kindsTemplate()
+  const templateProblem = kindsTemplateProblem(await committedKindsTemplate(), template)
+  if (templateProblem !== undefined && !check) {
+    await writeFile(join(MANIFESTS_DIR, KINDS_TEMPLATE), template)
+    log(`wrote manifests/${KINDS_TEMPLATE}`)
+  }
   const helm = await helmFor(process.env['E2E_HELM'] || (await ensureHelm(log)))
   let generated: GeneratedFiles
   try {
@@ -458,6 +478,7 @@ async function main(args: readonly string[]): Promise<number> {
   }
   const committed = await committedFiles()
   const stale = differences(committed, generated)
+  if (check && templateProblem !== undefined) stale.unshift(templateProblem)
   if (check) {
     for (const line of stale) log(line)
     log(stale.length === 0 ? 'manifests: up to date' : `manifests: out of date, run \`${COMMAND}\``)

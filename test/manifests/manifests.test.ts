@@ -16,8 +16,24 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
 import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE } from '../../src/policy/kinds.ts'
+import type { ToolHiveKindEntry, ValidationRule } from '../../src/policy/kinds.ts'
 
 type Any = Record<string, any>
+
+/**
+ * What each validating rule of the table is sent, and by which webhook (the chart's two, whose
+ * failure policies differ): an MCPWebhookConfig's DELETE too, refused while it is referenced
+ * (DESIGN §5.1).
+ */
+const VALIDATING_OPERATIONS: Record<ValidationRule, string[]> = {
+  webhookConfig: ['CREATE', 'UPDATE', 'DELETE'],
+  workload: ['CREATE', 'UPDATE'],
+}
+const VALIDATING_WEBHOOKS: Record<ValidationRule, string> = {
+  webhookConfig: 'webhookconfigs.mcp-admission.toolhive.stacklok.dev',
+  workload: 'workloads.mcp-admission.toolhive.stacklok.dev',
+}
+const scopeOf = (entry: ToolHiveKindEntry) => (entry.namespaced ? 'Namespaced' : 'Cluster')
 const MANIFESTS = fileURLToPath(new URL('../../manifests/', import.meta.url))
 
 function render(dir: string): Any[] | undefined {
@@ -100,28 +116,40 @@ if (!full) {
     })
 
     t.test(
-      `${name}: the validating webhook sends every kind of the table, as served`,
+      `${name}: the validating webhook sends every kind of the table, at every version`,
       async (t) => {
-        // A kind added to the table but forgotten here would pass every other unit test: the
-        // routes answer it, yet the API server would never send it.
-        const rules = one(objects, 'ValidatingWebhookConfiguration')
-          ['webhooks'].flatMap((webhook: Any) => webhook['rules'] as Any[])
-          .filter((rule: Any) => (rule['apiGroups'] as string[]).includes(TOOLHIVE_GROUP))
-        const ruleOf = (plural: string) =>
-          rules.filter((rule: Any) => (rule['resources'] as string[]).includes(plural))
+        // A kind or version added to the table but missing here would pass every other unit test:
+        // the routes answer it, yet the API server would never send it.
+        const webhooks = one(objects, 'ValidatingWebhookConfiguration')['webhooks'] as Any[]
+        const rules = webhooks.flatMap((webhook) =>
+          (webhook['rules'] as Any[])
+            .filter((rule) => (rule['apiGroups'] as string[]).includes(TOOLHIVE_GROUP))
+            .map((rule): Any => ({ ...rule, webhook: webhook['name'] as string })),
+        )
         t.same(
-          rules.flatMap((rule: Any) => rule['resources'] as string[]).sort(),
+          rules.flatMap((rule) => rule['resources'] as string[]).sort(),
           TOOLHIVE_KIND_TABLE.map((entry) => entry.plural).sort(),
           'every kind, once, and nothing else of the group',
         )
         for (const entry of TOOLHIVE_KIND_TABLE) {
-          const rule: Any = ruleOf(entry.plural)[0]
-          t.ok(
-            rule['apiVersions'].includes(entry.versions[0]),
-            `${entry.kind}: ${entry.versions[0]} sent`,
+          const rule = rules.find((rule) => (rule['resources'] as string[]).includes(entry.plural))
+          t.same(rule?.['apiGroups'], [TOOLHIVE_GROUP], `${entry.kind}: its group only`)
+          t.same(
+            [...(rule?.['apiVersions'] ?? [])].sort(),
+            [...entry.versions].sort(),
+            `${entry.kind}: exactly its versions`,
           )
-          t.match(rule['operations'], ['CREATE', 'UPDATE'], `${entry.kind}: writes sent`)
-          t.equal(rule['scope'] === 'Namespaced', entry.namespaced, `${entry.kind}: its scope`)
+          t.same(
+            rule?.['operations'],
+            VALIDATING_OPERATIONS[entry.validation],
+            `${entry.kind}: the operations its rule answers`,
+          )
+          t.equal(rule?.['scope'], scopeOf(entry), `${entry.kind}: its scope`)
+          t.equal(
+            rule?.['webhook'],
+            VALIDATING_WEBHOOKS[entry.validation],
+            `${entry.kind}: its webhook`,
+          )
         }
       },
     )
@@ -206,28 +234,25 @@ if (!full) {
     })
 
     t.test(`${name}: RBAC covers exactly the kind table's ToolHive resources`, async (t) => {
-      const toolhiveRules = objects
-        .filter((o) => o['kind'] === 'ClusterRole')
+      // Every resource and verb granted in the group, against what the view reads (every kind) and
+      // the reconciler writes (the status of every kind with conditions); nothing else.
+      const granted = objects
+        .filter((o) => o['kind'] === 'ClusterRole' || o['kind'] === 'Role')
         .flatMap((role) => role['rules'] as Any[])
         .filter((rule) => (rule['apiGroups'] as string[]).includes(TOOLHIVE_GROUP))
-      const withVerb = (verb: string) =>
-        toolhiveRules
-          .filter((rule) => (rule['verbs'] as string[]).includes(verb))
-          .flatMap((rule) => rule['resources'] as string[])
-          .sort()
-      const plurals = TOOLHIVE_KIND_TABLE.map((entry) => entry.plural).sort()
-      for (const verb of ['get', 'list', 'watch'])
-        t.same(
-          withVerb(verb).filter((r) => !r.endsWith('/status')),
-          plurals,
-          `${verb}: every kind`,
+        .flatMap((rule) =>
+          (rule['resources'] as string[]).flatMap((resource) =>
+            (rule['verbs'] as string[]).map((verb) => `${resource} ${verb}`),
+          ),
         )
-      const stamped = TOOLHIVE_KIND_TABLE.filter((entry) => entry.conditions.length > 0)
-      t.same(
-        withVerb('patch'),
-        stamped.map((entry) => `${entry.plural}/status`).sort(),
-        'patch: the status of every kind the reconciler stamps, nothing else',
-      )
+        .sort()
+      const expected = TOOLHIVE_KIND_TABLE.flatMap((entry) => [
+        ...['get', 'list', 'watch'].map((verb) => `${entry.plural} ${verb}`),
+        ...(entry.conditions.length > 0
+          ? ['get', 'patch'].map((verb) => `${entry.plural}/status ${verb}`)
+          : []),
+      ]).sort()
+      t.same(granted, expected, 'read every kind, get and patch the status of every stamped kind')
     })
   }
 
