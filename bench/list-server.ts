@@ -13,6 +13,7 @@ import { createServer } from 'node:https'
 import type { Server } from 'node:https'
 import { VIEW_RESOURCES, resourcePath } from '../src/cluster/resources.ts'
 import type { KubeObject } from '../src/policy/kube/object.ts'
+import { discoveryAnswer } from '../test/helpers/discovery-documents.ts'
 import { asCreated } from './cluster/etcd.ts'
 import { isStdio, namespaceOf, serverName } from './cluster/population.ts'
 import { mcpServer, webhookConfig, webhookConfigCount } from './population.ts'
@@ -88,6 +89,12 @@ export async function startListServer(
     })
   const server: Server = createServer(tls, (request, response) => {
     const url = new URL(request.url ?? '/', 'http://stand-in')
+    // The service asks which kinds are served first: all of them, at the table's versions.
+    const discovery = discoveryAnswer(VIEW_RESOURCES, url.pathname)
+    if (discovery) {
+      answer(response, discovery.status, discovery.body)
+      return
+    }
     const collection = served.get(url.pathname)
     if (!collection) {
       unknown(`${request.method} ${url.pathname}`)

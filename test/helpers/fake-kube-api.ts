@@ -15,6 +15,7 @@ import type { WatchEvent } from '../../src/cluster/kube-api.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
 import type { ViewResource } from '../../src/cluster/resources.ts'
+import { discoveryAnswer } from './discovery-documents.ts'
 
 export interface RecordedRequest {
   readonly path: string
@@ -106,54 +107,14 @@ export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
 
 /** Answers a discovery request from `fake.served`; false for any other path. */
 function answerDiscovery(fake: FakeKubeApi, path: string, response: ServerResponse): boolean {
-  const [, apis, group, version, ...rest] = path.split('/')
-  if (apis !== 'apis' || group === undefined || rest.length > 0) return false
   const served = fake.served
-  const send = (status: number, body: unknown) => {
-    response.writeHead(status, { 'content-type': 'application/json' })
-    response.end(JSON.stringify(body))
-  }
-  if (typeof served === 'number') {
-    send(served, statusObject(served, 'discovery refused'))
-    return true
-  }
-  const inGroup = served.filter((resource) => resource.group === group)
-  const versions = [...new Set(inGroup.map((resource) => resource.version))]
-  if (versions.length === 0 || (version !== undefined && !versions.includes(version))) {
-    send(404, statusObject(404, 'the server could not find the requested resource'))
-  } else if (version === undefined) {
-    const entries = versions.map((v) => ({ groupVersion: `${group}/${v}`, version: v }))
-    send(200, {
-      kind: 'APIGroup',
-      apiVersion: 'v1',
-      name: group,
-      versions: entries,
-      preferredVersion: entries[0],
-    })
-  } else {
-    const resources = inGroup
-      .filter((resource) => resource.version === version)
-      .flatMap((resource) => [
-        {
-          name: resource.plural,
-          kind: resource.kind,
-          namespaced: resource.namespaced,
-          verbs: ['get', 'list', 'watch'],
-        },
-        {
-          name: `${resource.plural}/status`,
-          kind: resource.kind,
-          namespaced: resource.namespaced,
-          verbs: ['get', 'patch'],
-        },
-      ])
-    send(200, {
-      kind: 'APIResourceList',
-      apiVersion: 'v1',
-      groupVersion: `${group}/${version}`,
-      resources,
-    })
-  }
+  const answer =
+    typeof served === 'number'
+      ? discoveryAnswer([], path) && { status: served, body: statusObject(served, 'refused') }
+      : discoveryAnswer(served, path)
+  if (answer === undefined) return false
+  response.writeHead(answer.status, { 'content-type': 'application/json' })
+  response.end(JSON.stringify(answer.body))
   return true
 }
 
