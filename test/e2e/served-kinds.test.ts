@@ -5,7 +5,8 @@
  *    CRD later turns its validation on without a restart; removing it again keeps the service
  *    ready, says so once, and its metric reads 0;
  *  - an MCPWebhookConfig CRD that serves only v1beta1 (a release that moved the kind): ready, and
- *    an invalid config at v1beta1 is denied with the same messages as at v1alpha1.
+ *    an invalid config at v1beta1 is denied with the same messages as at v1alpha1;
+ *  - a list the RBAC forbids: ready at once, degraded (its reads go live), cached once allowed.
  */
 
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises'
@@ -265,4 +266,52 @@ t.test('an MCPWebhookConfig CRD that serves only v1beta1', async (t) => {
     1,
     'v1alpha1 is not served at all',
   )
+})
+
+t.test('a list the RBAC forbids: ready, degraded, and cached again once allowed', async (t) => {
+  const env = await startEnvironment(t, { service: false })
+  const { kubectl } = env
+  // The shipped ClusterRole with MCPWebhookConfig down to `get`: it may not be listed or watched.
+  const role = JSON.parse(
+    await mustKubectl(kubectl, ['get', 'clusterrole', 'mcp-admission', '-o', 'json']),
+  ) as {
+    metadata: { resourceVersion?: string }
+    rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[]
+  }
+  // Replaced whatever its version by then.
+  delete role.metadata.resourceVersion
+  const shipped = structuredClone(role)
+  const read = role.rules.find((rule) => rule.resources.includes('mcpwebhookconfigs'))!
+  read.resources = read.resources.filter((resource) => resource !== 'mcpwebhookconfigs')
+  role.rules.push({
+    apiGroups: ['toolhive.stacklok.dev'],
+    resources: ['mcpwebhookconfigs'],
+    verbs: ['get'],
+  })
+  await mustKubectl(kubectl, ['replace', '-f', '-'], JSON.stringify(role))
+
+  const started = Date.now()
+  const admission = await env.startAdmission()
+  t.comment(`ready ${((Date.now() - started) / 1000).toFixed(1)} s after start, list refused`)
+  t.equal(
+    await admission.metric('mcp_admission_cluster_view_degraded', { kind: 'MCPWebhookConfig' }),
+    1,
+  )
+  t.equal(await admission.metric('mcp_admission_cluster_view_synced'), 0, 'not every kind cached')
+  t.match(
+    (await warnings(admission)).filter((line) => line.startsWith('serving without')),
+    [/^serving without a cache of MCPWebhookConfig: the list is refused: .*forbidden/],
+  )
+
+  // RBAC fixed: the list succeeds at its next retry (at most 10 s apart) and the cache is used.
+  await mustKubectl(kubectl, ['replace', '-f', '-'], JSON.stringify(shipped))
+  await waitFor(
+    'MCPWebhookConfig to be cached',
+    async () =>
+      (await admission.metric('mcp_admission_cluster_view_degraded', {
+        kind: 'MCPWebhookConfig',
+      })) === 0 || undefined,
+    { timeoutMs: 30_000 },
+  )
+  t.equal(await admission.metric('mcp_admission_cluster_view_synced'), 1)
 })
