@@ -58,6 +58,14 @@ export {
 export type { Manifest, PodServiceAccount, RunningAdmission } from './admission.ts'
 export type { ControlPlane } from './control-plane.ts'
 export { ensureBinaries } from '../control-plane/binaries.ts'
+export { NOT_PROBED, afterProbe, nextReady } from './service-network.ts'
+export type {
+  Endpoint,
+  EndpointEvent,
+  ProbeState,
+  ReadinessProbe,
+  ServiceEndpoints,
+} from './service-network.ts'
 export { mustKubectl, waitFor }
 export type { Kubectl, Managed, ServiceNetwork }
 
