@@ -457,6 +457,13 @@ t.test(
       t.comment(
         `${old.name}: ${openAtDeletion} connections open when its endpoint went; on them ${log.reviews.length} reviews after (${duringPreStop} during preStop, ${log.reviews.length - duringPreStop} after SIGTERM); ${closes.length - cut} closed before its listener closed, ${cut} idle ones cut by that close; SIGTERM to shutdown complete ${(log.completeAt ?? NaN) - sigterm} ms`,
       )
+      // The drain is what moves the API server off: past SIGTERM every answer says
+      // `Connection: close`, so each connection it kept carries at most one more review.
+      const afterSigterm = log.reviews.length - duringPreStop
+      t.ok(
+        afterSigterm <= openAtDeletion,
+        `${old.name}: ${afterSigterm} reviews after SIGTERM on ${openAtDeletion} connections, at most one each`,
+      )
       const replacement = await startReplica(name)
       await untilReady(replacement)
       replicas[index] = replacement
