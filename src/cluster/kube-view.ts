@@ -20,7 +20,7 @@ import { Reflector } from './reflector.ts'
 import type { ReflectorOptions, ReflectorStore } from './reflector.ts'
 import { LIVE_ONLY_RESOURCES, resourcePath } from './resources.ts'
 import type { ViewResource } from './resources.ts'
-import { servedKindsOf } from './served-kinds.ts'
+import { sameResource, servedKindsOf } from './served-kinds.ts'
 import type { ServedKinds, ServedResource } from './served-kinds.ts'
 import { trimForView } from './trim.ts'
 import { ClusterReadError } from './view.ts'
@@ -403,10 +403,6 @@ export class KubeView implements ClusterView {
 const LIVE_ONLY: ReadonlyMap<ViewKind, ViewResource> = new Map(
   LIVE_ONLY_RESOURCES.map((resource) => [resource.kind, resource]),
 )
-
-function sameResource(a: ViewResource, b: ViewResource): boolean {
-  return a.version === b.version && a.plural === b.plural && a.namespaced === b.namespaced
-}
 
 /** 401 or 403: the API server refuses this client the list, and will until someone changes RBAC. */
 function isRefusal(error: unknown): boolean {

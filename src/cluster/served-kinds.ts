@@ -28,8 +28,9 @@ export function servedKindsOf(resources: readonly ViewResource[]): ServedKinds {
 
 /**
  * The group's versions, best first: the API server's preferred version, then the rest in the
- * order it lists them (its version priority: GA, then beta, then alpha, newest first). For the
- * CRDs of every ToolHive release so far the preferred version is the storage version.
+ * order it lists them (its version priority: GA, then beta, then alpha, newest first). Each kind
+ * is read at the first of these that serves it: with the CRDs of the releases tested (v0.33.0,
+ * v0.63.0), each kind's storage version.
  * `group` is the body of `GET /apis/<group>` (an APIGroup); anything else gives none.
  */
 export function discoveryVersions(group: unknown): string[] {
@@ -94,7 +95,8 @@ export function servedChanges(before: ServedKinds, after: ServedKinds): ServedCh
   return changes
 }
 
-function sameResource(a: ViewResource, b: ViewResource): boolean {
+/** The same version, plural and scope: nothing to relist. */
+export function sameResource(a: ViewResource, b: ViewResource): boolean {
   return a.version === b.version && a.plural === b.plural && a.namespaced === b.namespaced
 }
 
