@@ -258,7 +258,9 @@ export async function withPodServiceAccount(
  * Mount commands for the volumes. A mount path that does not exist on the host is made in a
  * tmpfs that replaces its nearest existing ancestor (as the image's own, empty, directory): the
  * tmpfs is mounted aside, filled with the mount points and bind mounts, made read-only like the
- * rest of the root, then moved into place. Host directories are never created.
+ * rest of the root, then moved into place. Host directories are never created. The repository
+ * (the image's files: node, dist/, node_modules) may live under that ancestor (a clone in /tmp,
+ * where the chart mounts its serving certificates): it is bound back in, read-only, at its path.
  */
 async function mountCommands(
   mounts: readonly { mountPath: string; readOnly: boolean; source: string }[],
@@ -267,7 +269,7 @@ async function mountCommands(
   const byAncestor = new Map<string, { mountPath: string; readOnly: boolean; source: string }[]>()
   for (const mount of mounts) {
     const ancestor = await existingAncestor(mount.mountPath)
-    if (ancestor === '/' || REPO.startsWith(`${ancestor}/`)) {
+    if (ancestor === '/') {
       throw new Error(`${mount.mountPath}: would hide ${ancestor}, which the pod needs`)
     }
     byAncestor.set(ancestor, [...(byAncestor.get(ancestor) ?? []), mount])
@@ -289,6 +291,15 @@ async function mountCommands(
         `mount -n --bind ${quote(mount.source)} ${quote(target)}`,
       )
       if (mount.readOnly) commands.push(`mount -n -o remount,bind,ro ${quote(target)}`)
+    }
+    const repo = REPO.replace(/\/+$/, '')
+    if (repo.startsWith(`${ancestor}/`)) {
+      const target = join(asidePath, relative(ancestor, repo))
+      commands.push(
+        `mkdir -p ${quote(target)}`,
+        `mount -n --bind ${quote(repo)} ${quote(target)}`,
+        `mount -n -o remount,bind,ro ${quote(target)}`,
+      )
     }
     commands.push(`mount -n -o remount,ro ${quote(asidePath)}`)
     moves.push(`mount -n --move ${quote(aside)} ${quote(ancestor)}`)
