@@ -42,9 +42,9 @@ const NOTHING_TO_CAP: ScaleFacts = { deployment: undefined, owner: undefined }
 
 /**
  * The Deployment behind a `deployments/scale` request and its owner. A proxy Deployment is named
- * like its owner (DESIGN §3), so once the MCPServer cache has synced, a Scale with no stdio MCPServer of its
- * name is answered from the cache alone: an autoscaler acting on remote proxies costs the API
- * server nothing. When one might exist, the Deployment is read live (Deployments are not cached)
+ * like its owner (DESIGN §3), so once the MCPServer cache has synced, a Scale with no stdio
+ * MCPServer of its name is answered from the cache alone: an autoscaler acting on remote proxies
+ * costs the API server nothing; and where no MCPServer is served at all, nothing is read. When one might exist, the Deployment is read live (Deployments are not cached)
  * and the owner taken from the cache when it is the incarnation the Deployment names: only the
  * transport matters here, and a scale does not race the operator's config changes.
  */
