@@ -1,79 +1,22 @@
 /**
- * A small, fast HTTPS client for the benchmark's own writes to the API server: HTTP/1.1 over
- * keep-alive connections with the admin client certificate, JSON bodies, and a bounded pool that
- * runs jobs closed-loop (each writer sends its next request when the last one answered). kubectl
+ * The benchmark's own writes to the API server: the e2e harness's admin client (HTTP/1.1 over
+ * keep-alive connections with the admin client certificate), and a bounded pool that runs jobs
+ * closed-loop (each writer sends its next request when the last one answered). kubectl
  * per write would measure process start-up, and client-node's object layer costs more CPU than
  * the API server's answer on a two-core machine, so neither is used on the measured path.
  */
 
-import { Agent, request } from 'node:https'
-import type { ControlPlane } from '../../test/e2e/harness/environment.ts'
+import { adminClient } from '../../test/e2e/harness/environment.ts'
+import type { ApiAnswer, ApiClient, ControlPlane } from '../../test/e2e/harness/environment.ts'
 
-export interface ApiResponse {
-  readonly status: number
-  readonly body: string
-}
-
-export interface ApiClient {
-  /**
-   * One request; never throws on an HTTP status, only on a transport error or the deadline. A
-   * string body is sent as it is (already serialised), anything else as JSON.
-   */
-  send(method: string, path: string, body?: unknown, contentType?: string): Promise<ApiResponse>
-  close(): void
-}
+export type { ApiClient }
 
 /** Every request ends by then: the API server answers writes in milliseconds, lists in seconds. */
 const REQUEST_TIMEOUT_MS = 60_000
 
+/** The e2e harness's admin client, with a pool of `maxSockets` and the benchmark's deadline. */
 export function apiClient(plane: ControlPlane, maxSockets: number): ApiClient {
-  const url = new URL(plane.server)
-  const agent = new Agent({
-    keepAlive: true,
-    maxSockets,
-    maxFreeSockets: maxSockets,
-    ca: plane.pki.caPem,
-    cert: plane.pki.adminCertPem,
-    key: plane.pki.adminKeyPem,
-  })
-  return {
-    send(method, path, body, contentType = 'application/json') {
-      const payload =
-        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
-      return new Promise((resolve, reject) => {
-        const req = request(
-          {
-            agent,
-            host: url.hostname,
-            port: url.port,
-            method,
-            path,
-            timeout: REQUEST_TIMEOUT_MS,
-            headers: {
-              accept: 'application/json',
-              ...(payload === undefined
-                ? {}
-                : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
-            },
-          },
-          (response) => {
-            const chunks: Buffer[] = []
-            response.on('data', (chunk: Buffer) => chunks.push(chunk))
-            response.once('end', () => {
-              resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() })
-            })
-            response.once('error', reject)
-          },
-        )
-        req.once('timeout', () => req.destroy(new Error(`${method} ${path}: timed out`)))
-        req.once('error', reject)
-        req.end(payload)
-      })
-    },
-    close() {
-      agent.destroy()
-    },
-  }
+  return adminClient(plane, { maxSockets, timeoutMs: REQUEST_TIMEOUT_MS })
 }
 
 /** The outcome of one pooled job: its latency and whether the API server accepted it. */
@@ -94,7 +37,7 @@ export async function runPool(
   count: number,
   concurrency: number,
   deadlineMs: number,
-  job: (i: number) => Promise<ApiResponse>,
+  job: (i: number) => Promise<ApiAnswer>,
 ): Promise<{ samples: Sample[]; wallMs: number }> {
   const samples: Sample[] = []
   const started = performance.now()
@@ -139,7 +82,7 @@ function statusMessage(body: string): string {
 }
 
 /** Throws with the API server's answer unless it is a 2xx. */
-export function must(response: ApiResponse, what: string): ApiResponse {
+export function must(response: ApiAnswer, what: string): ApiAnswer {
   if (response.status < 200 || response.status >= 300)
     throw new Error(`${what}: HTTP ${response.status}: ${response.body.slice(0, 500)}`)
   return response

@@ -23,11 +23,10 @@ import { parseAllDocuments } from 'yaml'
 import { SERVE_SETTINGS } from '../../src/cli/serve-config.ts'
 import { createDevCertificates, writeDevCertificates } from '../../src/http/dev-certs.ts'
 import { proxyDeployment, runConfigFor, workload } from '../helpers/proxy.ts'
-import { adminClient } from './harness/api-client.ts'
-import type { ApiAnswer } from './harness/api-client.ts'
 import {
   NOT_PROBED,
   SERVICE_NAMESPACE,
+  adminClient,
   afterProbe,
   mustKubectl,
   nextReady,
@@ -37,6 +36,7 @@ import {
   waitUntilWebhooksAreCalled,
 } from './harness/environment.ts'
 import type {
+  ApiAnswer,
   Endpoint,
   ReadinessProbe,
   RunningAdmission,

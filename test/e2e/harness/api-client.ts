@@ -1,7 +1,8 @@
 /**
  * Requests straight to the test API server as cluster admin (its client certificate), over
  * kept-alive HTTP/1.1 connections: for a file that writes tens of objects a second, which kubectl
- * (a process per write) cannot. It never throws on an HTTP status; a transport error rejects.
+ * (a process per write) cannot, and for the cluster benchmark's own writes (bench/cluster/client.ts).
+ * It never throws on an HTTP status; a transport error or the deadline rejects.
  */
 
 import { Agent, request } from 'node:https'
@@ -13,8 +14,11 @@ export interface ApiAnswer {
 }
 
 export interface ApiClient {
-  /** One request with a JSON body (when given), answered within `timeoutMs` or rejected. */
-  send(method: string, path: string, body?: unknown): Promise<ApiAnswer>
+  /**
+   * One request, answered within `timeoutMs` or rejected. A string body is sent as it is (already
+   * serialised), anything else as JSON.
+   */
+  send(method: string, path: string, body?: unknown, contentType?: string): Promise<ApiAnswer>
   /** Closes the kept-alive connections. */
   close(): void
 }
@@ -27,13 +31,15 @@ export function adminClient(
   const agent = new Agent({
     keepAlive: true,
     maxSockets: options.maxSockets,
+    maxFreeSockets: options.maxSockets,
     ca: plane.pki.caPem,
     cert: plane.pki.adminCertPem,
     key: plane.pki.adminKeyPem,
   })
   return {
-    send(method, path, body) {
-      const payload = body === undefined ? undefined : JSON.stringify(body)
+    send(method, path, body, contentType = 'application/json') {
+      const payload =
+        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
       return new Promise((resolve, reject) => {
         const req = request(
           {
@@ -47,10 +53,7 @@ export function adminClient(
               accept: 'application/json',
               ...(payload === undefined
                 ? {}
-                : {
-                    'content-type': 'application/json',
-                    'content-length': Buffer.byteLength(payload),
-                  }),
+                : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
             },
           },
           (response) => {

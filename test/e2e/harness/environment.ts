@@ -59,6 +59,8 @@ export type { Manifest, PodServiceAccount, RunningAdmission } from './admission.
 export type { ControlPlane } from './control-plane.ts'
 export { ensureBinaries } from '../control-plane/binaries.ts'
 export { NOT_PROBED, afterProbe, nextReady } from './service-network.ts'
+export { adminClient } from './api-client.ts'
+export type { ApiAnswer, ApiClient } from './api-client.ts'
 export type {
   Endpoint,
   EndpointEvent,
