@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
 import { backoffDelay } from './backoff.ts'
+import { KubeApiError } from './kube-api.ts'
 import type { KubeApi } from './kube-api.ts'
 import { DEFAULT_BACKOFF } from './reflector.ts'
 import {
@@ -91,10 +92,30 @@ export class KindDiscovery {
    * One round now, unless one ran within the last second (then that one's result stands); shares a
    * round already under way. For a read that asks for a kind not known to be served: its CRD may
    * have appeared since the last round, and a missed owner would leave a Deployment unstamped.
+   * `signal` is the reader's deadline: once it aborts the reader stops waiting (the round goes on)
+   * with a KubeApiError, so an admission read still answers in-band within its deadline.
    */
-  async refresh(): Promise<void> {
+  async refresh(signal?: AbortSignal): Promise<void> {
     if (this.#round === undefined && Date.now() - this.#lastRoundAt < REFRESH_MIN_GAP_MS) return
-    await this.#discover()
+    const round = this.#discover()
+    if (signal === undefined) return round
+    const gaveUp = () =>
+      new KubeApiError(`GET /apis/${TOOLHIVE_GROUP}: no answer before the deadline`, 0)
+    if (signal.aborted) throw gaveUp()
+    let onAbort = () => {}
+    try {
+      await Promise.race([
+        round,
+        new Promise<never>((_resolve, reject) => {
+          onAbort = () => {
+            reject(gaveUp())
+          }
+          signal.addEventListener('abort', onAbort, { once: true })
+        }),
+      ])
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+    }
   }
 
   async #loop(): Promise<void> {

@@ -279,7 +279,7 @@ export class KubeView implements ClusterView {
     }
     let object
     try {
-      const resource = await this.#readableResource(key.kind)
+      const resource = await this.#readableResource(key.kind, options.signal)
       if (!resource) return undefined
       object = await this.#api.get(resourcePath(resource, key), {}, options.signal)
     } catch (error) {
@@ -294,9 +294,12 @@ export class KubeView implements ClusterView {
    * serve, after asking discovery again (its CRD may have appeared since the last round, and an
    * owner missed for that would leave a proxy Deployment unstamped).
    */
-  async #readableResource(kind: ViewKind): Promise<ViewResource | undefined> {
+  async #readableResource(
+    kind: ViewKind,
+    signal: AbortSignal | undefined,
+  ): Promise<ViewResource | undefined> {
     if (!isToolHiveKind(kind)) return LIVE_ONLY.get(kind)
-    if (!this.#served.has(kind)) await this.#discovery?.refresh()
+    if (!this.#served.has(kind)) await this.#discovery?.refresh(signal)
     return this.#served.get(kind)
   }
 
@@ -333,7 +336,7 @@ export class KubeView implements ClusterView {
     const names: string[] = []
     let next: string | undefined
     try {
-      const resource = await this.#readableResource('MCPServer')
+      const resource = await this.#readableResource('MCPServer', signal)
       if (!resource) return []
       const path = resourcePath(resource, { namespace })
       do {

@@ -8,6 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { pino } from 'pino'
 import t from 'tap'
 import type { Test } from 'tap'
+import { withDeadline } from '../../src/admission/deadline.ts'
+import type { KubeApi } from '../../src/cluster/kube-api.ts'
 import { KubeView } from '../../src/cluster/kube-view.ts'
 import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
 import type { ViewResource } from '../../src/cluster/resources.ts'
@@ -200,4 +202,34 @@ t.test('a live read of a kind not known to be served asks discovery again first'
     undefined,
   )
   t.same(fake.requests.slice(after), [], 'nothing asked within a second of the last round')
+})
+
+t.test('a live read does not wait on a hung discovery past its deadline', async (t) => {
+  // An API server that never answers (until the request is aborted).
+  const hung = {
+    get: (_path: string, _query: unknown, signal?: AbortSignal) =>
+      new Promise((_resolve, reject) => {
+        signal?.addEventListener('abort', () => {
+          reject(new Error('aborted'))
+        })
+      }),
+    close: () => undefined,
+  } as unknown as KubeApi
+  const view = new KubeView({ api: hung, logger: pino({ level: 'silent' }) })
+  t.teardown(() => view.stop())
+  const started = Date.now()
+  // As admission reads: under withDeadline (here 100 ms instead of 2 s).
+  await t.rejects(
+    withDeadline(
+      (signal) =>
+        view.get({ kind: 'MCPServer', namespace: 'team', name: 'demo' }, { live: true, signal }),
+      100,
+    ),
+    {
+      name: 'ClusterReadError',
+      message:
+        'cannot read MCPServer team/demo from the API server: GET /apis/toolhive.stacklok.dev: no answer before the deadline',
+    },
+  )
+  t.ok(Date.now() - started < 1_000, 'answered at the deadline, in-band')
 })
