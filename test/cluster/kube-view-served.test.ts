@@ -57,6 +57,8 @@ t.test(
   async (t) => {
     const fake = await startFakeKubeApi(t)
     fake.served = WITHOUT_WEBHOOK_CONFIG
+    // Every collection the fake lists holds one object of this name.
+    fake.objects = [{ metadata: { name: 'hooks', namespace: 'team' } }]
     const { view, warnings } = startView(t, fake)
     await until('ready', () => view.isReady())
     t.equal(view.isSynced(), true, 'every served kind listed')
@@ -73,10 +75,9 @@ t.test(
     t.match(warnings()[1], /^MCPWebhookConfig is served at toolhive.stacklok.dev\/v1alpha1/)
 
     // And removed again: no longer watched, its cached objects dropped and reported.
-    fake.objects = [{ metadata: { name: 'hooks', namespace: 'team' } }]
+    t.equal(view.keysOf('MCPWebhookConfig').length, 1, 'its object cached')
     const dropped: string[] = []
     view.onChange((key) => dropped.push(`${key.kind}/${key.name}`))
-    await until('the object cached', () => view.keysOf('MCPWebhookConfig').length === 0 || true)
     fake.served = WITHOUT_WEBHOOK_CONFIG
     await until('MCPWebhookConfig dropped', () => !view.serves('MCPWebhookConfig'))
     t.equal(view.isReady(), true, 'still ready')
@@ -86,6 +87,9 @@ t.test(
       /^MCPWebhookConfig is not served by the cluster \(was toolhive.stacklok.dev\/v1alpha1\)/,
     )
     t.equal(warnings().length, 3, 'one line per change')
+    t.same(view.keysOf('MCPWebhookConfig'), [], 'its objects dropped from the cache')
+    t.same(dropped, ['MCPWebhookConfig/hooks'], 'and reported')
+    t.equal(view.keysOf('MCPServer').length, 1, 'the served kinds keep theirs')
   },
 )
 
