@@ -75,6 +75,28 @@ async function deniedWithOurMessages(
     t.ok(result.stderr.includes(message), `kubectl shows: ${message}\n${result.stderr}`)
 }
 
+/** The proxy Deployment the operator writes for workload `name`, once it has. */
+function operatorDeployment(kubectl: Kubectl, name: string, what: string) {
+  return waitFor(
+    `the operator to write the ${what} Deployment`,
+    async () => (await proxyDeployments(kubectl)).find((d) => d['metadata'].name === name),
+    { timeoutMs: 60_000 },
+  )
+}
+
+/** Waits until the service's metric says MCPWebhookConfig is (1) or is no longer (0) served. */
+async function webhookConfigServed(admission: RunningAdmission, value: 0 | 1): Promise<void> {
+  await waitFor(
+    `mcp_admission_kind_served{kind="MCPWebhookConfig",version="v1alpha1"} to read ${value}`,
+    async () =>
+      (await admission.metric('mcp_admission_kind_served', {
+        kind: 'MCPWebhookConfig',
+        version: 'v1alpha1',
+      })) === value || undefined,
+    { timeoutMs: 30_000 },
+  )
+}
+
 t.test(`${RELEASE} CRDs without MCPWebhookConfig, beside the operator`, async (t) => {
   const files = await ensureOperator(RELEASE)
   const partial = t.testdir()
@@ -134,11 +156,7 @@ t.test(`${RELEASE} CRDs without MCPWebhookConfig, beside the operator`, async (t
       ['apply', '-f', '-'],
       JSON.stringify(mcpServer('fetch', namespace, { transport: 'streamable-http' })),
     )
-    const deployment = await waitFor(
-      'the operator to write the MCPRemoteProxy Deployment',
-      async () => (await proxyDeployments(kubectl)).find((d) => d['metadata'].name === 'remote'),
-      { timeoutMs: 60_000 },
-    )
+    const deployment = await operatorDeployment(kubectl, 'remote', 'MCPRemoteProxy')
     await checkInvariants(t, kubectl, deployment)
   })
 
@@ -147,41 +165,21 @@ t.test(`${RELEASE} CRDs without MCPWebhookConfig, beside the operator`, async (t
     await copyFile(join(files.crds, webhookConfigCrd!), only)
     await env.installCrds(join(only, '..'))
     await deniedWithOurMessages(t, kubectl, 'v1alpha1', namespace)
-    await waitFor(
-      'the service to list MCPWebhookConfig',
-      async () =>
-        (await admission.metric('mcp_admission_kind_served', {
-          kind: 'MCPWebhookConfig',
-          version: 'v1alpha1',
-        })) === 1 || undefined,
-      { timeoutMs: 30_000 },
-    )
+    await webhookConfigServed(admission, 1)
     t.match(
       (await warnings(admission)).filter((line) => line.startsWith('MCPWebhookConfig')),
       [/not served/, /^MCPWebhookConfig is served at toolhive.stacklok.dev\/v1alpha1/],
     )
     t.equal(admission.process.child.exitCode, null, 'the same process')
     // And the operator's MCPServer controller, unblocked, writes the server's Deployment.
-    const deployment = await waitFor(
-      'the operator to write the MCPServer Deployment',
-      async () => (await proxyDeployments(kubectl)).find((d) => d['metadata'].name === 'fetch'),
-      { timeoutMs: 60_000 },
-    )
+    const deployment = await operatorDeployment(kubectl, 'fetch', 'MCPServer')
     await checkInvariants(t, kubectl, deployment)
   })
 
   await t.test('the CRD removed while running: still ready, one warn line, metric 0', async (t) => {
     const before = (await warnings(admission)).length
     await mustKubectl(kubectl, ['delete', 'crd', 'mcpwebhookconfigs.toolhive.stacklok.dev'])
-    await waitFor(
-      'the service to stop listing MCPWebhookConfig',
-      async () =>
-        (await admission.metric('mcp_admission_kind_served', {
-          kind: 'MCPWebhookConfig',
-          version: 'v1alpha1',
-        })) === 0 || undefined,
-      { timeoutMs: 30_000 },
-    )
+    await webhookConfigServed(admission, 0)
     t.equal((await admission.probe('/readyz')).status, 200, 'still ready')
     const added = (await warnings(admission)).slice(before)
     t.same(
