@@ -1,4 +1,4 @@
-/** Adapts a pure mutating policy to a Handler: copy, mutate, diff, answer with a JSON Patch. */
+/** Adapts a pure mutating policy to a Handler: copy, mutate, diff into a JSON Patch. */
 
 import type { ClusterView } from '../cluster/view.ts'
 import { isRecord } from '../policy/kube/object.ts'
@@ -8,7 +8,7 @@ import type { MutationResult } from '../policy/result.ts'
 import { cloneJson } from './clone.ts'
 import type { Handler } from './handler.ts'
 import { diff } from './patch.ts'
-import { allowed, denied, patched, subjectOf } from './response.ts'
+import { admitted, refused, subjectOf } from './verdict.ts'
 import type { AdmissionRequest } from './review.ts'
 
 interface Mutator<Facts> {
@@ -33,13 +33,11 @@ export function pureMutator(mutate: (object: KubeObject) => MutationResult): Mut
 export function mutatingHandler<Facts>(mutator: Mutator<Facts>): Handler {
   return async (request, { view }) => {
     const original = request.object ? withoutManagedFields(request.object) : undefined
-    if (!original) return allowed(request.uid)
+    if (!original) return admitted()
     const facts = await mutator.gather(request, view)
     const result = mutator.mutate(cloneJson(original), facts)
-    if (isRefused(result)) {
-      return denied(request.uid, result.violations, result.warnings, subjectOf(request))
-    }
-    return patched(request.uid, diff(original, result.object), result.warnings)
+    if (isRefused(result)) return refused(result.violations, result.warnings, subjectOf(request))
+    return admitted(diff(original, result.object), result.warnings)
   }
 }
 

@@ -1,5 +1,4 @@
-/** Builders for admission responses (allowed, patched, denied and errored verdicts), and the
- * subject a denial names. */
+/** Builders for admission responses: allowed, patched, denied and errored. */
 
 import type { FieldViolation } from '../policy/messages/field-errors.ts'
 import {
@@ -9,12 +8,8 @@ import {
   renderWarnings,
 } from '../policy/messages/render.ts'
 import type { Operation as PatchOperation } from 'fast-json-patch'
-import type {
-  AdmissionApiVersion,
-  AdmissionRequest,
-  AdmissionResponse,
-  AdmissionReviewResponse,
-} from './review.ts'
+import type { AdmissionApiVersion, AdmissionResponse, AdmissionReviewResponse } from './review.ts'
+import type { DeniedSubject } from './verdict.ts'
 
 /** Allows the request unchanged. */
 export function allowed(uid: string, warnings: readonly string[] = []): AdmissionResponse {
@@ -37,18 +32,6 @@ export function patched(
     },
     warnings,
   )
-}
-
-/** The object a denial is about, so kubectl can say `The MCPWebhookConfig "x" is invalid`. */
-interface DeniedSubject {
-  readonly group: string
-  readonly kind: string
-  readonly name?: string | undefined
-}
-
-/** What the request is about, for the denial's details. */
-export function subjectOf(request: AdmissionRequest): DeniedSubject {
-  return { group: request.kind.group, kind: request.kind.kind, name: request.name }
 }
 
 /**

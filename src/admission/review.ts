@@ -66,6 +66,8 @@ export interface AdmissionResponse {
   patch?: string
   patchType?: 'JSONPatch'
   warnings?: string[]
+  /** Recorded by the API server in its audit log, each key prefixed `<webhook name>/`. */
+  auditAnnotations?: Record<string, string>
 }
 
 export interface AdmissionReviewRequest {

@@ -16,6 +16,8 @@ export interface Route {
    */
   readonly resource?: string
   readonly operations: readonly Operation[]
+  /** The rule's name in audit annotations and reports (`webhook-config`, `proxy-deployment`…). */
+  readonly rule: string
   readonly handler: Handler
 }
 

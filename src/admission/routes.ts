@@ -24,6 +24,7 @@ export function productRoutes(): Route[] {
       subResource: '',
       resource: 'configmaps',
       operations: ['CREATE', 'UPDATE'],
+      rule: 'runconfig-content-checksum',
       handler: mutatingHandler(pureMutator(mutateRunConfigMap)),
     },
     {
@@ -33,6 +34,7 @@ export function productRoutes(): Route[] {
       subResource: '',
       resource: 'deployments',
       operations: ['CREATE', 'UPDATE'],
+      rule: 'proxy-deployment',
       handler: mutatingHandler({
         gather: gatherProxyDeploymentFacts,
         mutate: mutateProxyDeployment,
@@ -45,6 +47,7 @@ export function productRoutes(): Route[] {
       subResource: 'scale',
       resource: 'deployments',
       operations: ['UPDATE'],
+      rule: 'stdio-scale',
       handler: mutatingHandler({
         gather: gatherScaleFacts,
         mutate: capStdioScale,
@@ -56,12 +59,17 @@ export function productRoutes(): Route[] {
 
 /** The validating routes of a ToolHive kind, by the rule its table entry names. */
 function validationRoutes({ kind, group, validation }: ToolHiveKindEntry): Route[] {
-  const route = (operations: Route['operations'], handler: Route['handler']): Route => ({
+  const route = (
+    operations: Route['operations'],
+    rule: string,
+    handler: Route['handler'],
+  ): Route => ({
     webhook: 'validate',
     group,
     kind,
     subResource: '',
     operations,
+    rule,
     handler,
   })
   switch (validation) {
@@ -69,6 +77,7 @@ function validationRoutes({ kind, group, validation }: ToolHiveKindEntry): Route
       return [
         route(
           ['CREATE', 'UPDATE'],
+          'webhook-config',
           validatingHandler(
             pureValidator((input) =>
               ratchet(input, (object) => validateWebhookConfig({ ...input, object })),
@@ -77,6 +86,7 @@ function validationRoutes({ kind, group, validation }: ToolHiveKindEntry): Route
         ),
         route(
           ['DELETE'],
+          'webhook-config-in-use',
           validatingHandler({
             gather: gatherReferencingServers,
             validate: (input, deletion) =>
@@ -92,6 +102,7 @@ function validationRoutes({ kind, group, validation }: ToolHiveKindEntry): Route
       return [
         route(
           ['CREATE', 'UPDATE'],
+          'workload',
           validatingHandler({
             gather: gatherWorkloadFacts,
             validate: (input, facts) =>

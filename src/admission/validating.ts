@@ -3,7 +3,7 @@
 import type { ClusterView } from '../cluster/view.ts'
 import type { ValidationInput, ValidationResult } from '../policy/result.ts'
 import type { Handler } from './handler.ts'
-import { allowed, denied, subjectOf } from './response.ts'
+import { admitted, refused, subjectOf } from './verdict.ts'
 import type { AdmissionRequest } from './review.ts'
 
 interface Validator<Facts> {
@@ -33,7 +33,7 @@ export function validatingHandler<Facts>(validator: Validator<Facts>): Handler {
       facts,
     )
     return result.violations.length > 0
-      ? denied(request.uid, result.violations, result.warnings, subjectOf(request))
-      : allowed(request.uid, result.warnings)
+      ? refused(result.violations, result.warnings, subjectOf(request))
+      : admitted([], result.warnings)
   }
 }

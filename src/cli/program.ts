@@ -156,6 +156,20 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         "the ToolHive operator's service account (any namespace unless ns/ is given), for the mutations metric",
       ),
     )
+    .addOption(
+      setting(
+        'validationActions',
+        '--validation-actions <actions>',
+        'what a violation becomes: Deny, Warn, Audit, Deny,Audit or Warn,Audit',
+      ),
+    )
+    .addOption(
+      setting(
+        'mutationMode',
+        '--mutation-mode <mode>',
+        'apply patches, or observe them (computed, counted, audited, not returned)',
+      ),
+    )
     .action(async (options: ServeOptions) => {
       try {
         exitCode = await serveCommand(options, io)

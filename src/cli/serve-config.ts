@@ -8,6 +8,8 @@ import { isIP } from 'node:net'
 import { parseDuration } from '../policy/go/duration.ts'
 import type { ServerConfig } from '../http/server-config.ts'
 import { DEFAULT_OPERATOR_SERVICE_ACCOUNT } from '../admission/writer.ts'
+import { MUTATION_MODES, parseValidationActions } from '../admission/enforcement.ts'
+import type { Enforcement, MutationMode } from '../admission/enforcement.ts'
 import { LOG_LEVELS } from './logger.ts'
 import { booleanVariable, environmentValue, pathList } from './environment.ts'
 import type { Environment } from './environment.ts'
@@ -32,6 +34,8 @@ export interface ServeOptions {
   leaderElectionNamespace?: string
   clientCa?: string
   operatorServiceAccount?: string
+  validationActions?: string
+  mutationMode?: string
 }
 
 /** A default: one value, or one in a cluster and another with no cluster configured. */
@@ -96,6 +100,12 @@ export const SERVE_SETTINGS = {
     env: 'MCP_ADMISSION_OPERATOR_SERVICE_ACCOUNT',
     default: DEFAULT_OPERATOR_SERVICE_ACCOUNT,
   },
+  validationActions: {
+    flag: '--validation-actions',
+    env: 'MCP_ADMISSION_VALIDATION_ACTIONS',
+    default: 'Deny',
+  },
+  mutationMode: { flag: '--mutation-mode', env: 'MCP_ADMISSION_MUTATION_MODE', default: 'apply' },
 } as const satisfies Partial<
   Record<keyof ServeOptions, { flag: string; env: string; default?: SettingDefault }>
 >
@@ -166,6 +176,8 @@ export interface ServeConfig {
   readonly leaderElectionNamespace: string
   /** The ToolHive operator's service account, `name` (any namespace) or `namespace/name`. */
   readonly operatorServiceAccount: string
+  /** What violations and patches become (deny or warn or audit; apply or observe). */
+  readonly enforcement: Enforcement
 }
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
@@ -292,6 +304,8 @@ export function resolveServeConfig(
     errors.push(`${clientCaSetting.name}: must name a PEM file, or be left unset`)
   }
 
+  const enforcement = enforcementOf(setting('validationActions'), setting('mutationMode'), errors)
+
   const logLevelSetting = setting('logLevel')
   const logLevel = logLevelSetting.raw
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -332,7 +346,22 @@ export function resolveServeConfig(
       mode,
       leaderElectionNamespace: namespaceSetting.raw,
       operatorServiceAccount: accountSetting.raw,
+      enforcement,
     },
+  }
+}
+
+function enforcementOf(actions: Given, mode: Given, errors: string[]): Enforcement {
+  const parsed = parseValidationActions(actions.raw)
+  if ('problem' in parsed) errors.push(`${actions.name}: ${parsed.problem}`)
+  const mutationMode = MUTATION_MODES.find((known) => known === mode.raw)
+  if (mutationMode === undefined)
+    errors.push(
+      `${mode.name}: must be one of ${MUTATION_MODES.join(', ')}, got ${JSON.stringify(mode.raw)}`,
+    )
+  return {
+    validationActions: 'actions' in parsed ? parsed.actions : ['Deny'],
+    mutationMode: mutationMode ?? ('apply' satisfies MutationMode),
   }
 }
 

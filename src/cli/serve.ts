@@ -37,7 +37,13 @@ export async function serveCommand(options: ServeOptions, io: CliIo): Promise<nu
     devCertDir: resolve('certs'),
   })
   if ('errors' in resolved) {
-    throw new UsageError(`invalid configuration:\n  ${resolved.errors.join('\n  ')}`)
+    // One problem is one line (a pod's termination message shows it whole); several, a list.
+    const [only, ...more] = resolved.errors
+    throw new UsageError(
+      more.length === 0
+        ? `invalid configuration: ${only}`
+        : `invalid configuration:\n  ${resolved.errors.join('\n  ')}`,
+    )
   }
   // Whatever fails while starting becomes one line and exit 2 (program.ts), never a stack.
   const running = await startFromConfig(resolved.config, io).catch((error: unknown) => {
@@ -71,7 +77,11 @@ async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningS
     admission:
       config.mode === 'reconciler'
         ? undefined
-        : createAdmission({ view, operatorServiceAccount: config.operatorServiceAccount }),
+        : createAdmission({
+            view,
+            operatorServiceAccount: config.operatorServiceAccount,
+            enforcement: config.enforcement,
+          }),
     view,
     logger,
     metrics,

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyServerOptions, onRequestHookHandler } from
 import type { ServerOptions as HttpsOptions } from 'node:https'
 import type { Logger } from 'pino'
 import type { Admission, ReviewOutcome } from '../admission/webhook.ts'
+import type { Enforcement } from '../admission/enforcement.ts'
 import { WEBHOOKS } from '../admission/review.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { EMPTY_BODY_MESSAGE, acceptJsonOnly, unsupportedContentType } from './body.ts'
@@ -75,7 +76,8 @@ export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance
       }
       const outcome = await admission.review(request.body, webhook)
       logOutcome(logger, webhook, outcome)
-      if (webhook === 'mutate') countMutation(metrics, outcome)
+      if (webhook === 'mutate') countMutation(metrics, outcome, admission.enforcement)
+      countViolations(metrics, outcome, admission.enforcement)
       if (!outcome.ok) return reply.code(400).send({ code: 400, message: outcome.message })
       return outcome.review
     })
@@ -105,14 +107,23 @@ function instrument(metrics: Metrics, path: string): onRequestHookHandler {
  * `mcp_admission_mutations_total` for a review a mutating route admitted. The labels come from
  * the route, never from the request, so a client cannot grow the series.
  */
-function countMutation(metrics: Metrics, outcome: ReviewOutcome): void {
-  if (!outcome.ok || !outcome.route || !outcome.review.response.allowed) return
+function countMutation(metrics: Metrics, outcome: ReviewOutcome, enforcement: Enforcement): void {
+  if (!outcome.ok || !outcome.route || outcome.verdict?.kind !== 'admitted') return
   const { resource = outcome.route.kind.toLowerCase(), subResource } = outcome.route
   metrics.mutations.inc({
     resource: subResource === '' ? resource : `${resource}/${subResource}`,
-    changed: String(outcome.review.response.patch !== undefined),
+    changed: String(outcome.verdict.patch.length > 0),
     writer: outcome.writer ?? 'other',
+    mode: enforcement.mutationMode,
   })
+}
+
+/** `mcp_admission_violations_total`: each violation once per action taken on it. */
+function countViolations(metrics: Metrics, outcome: ReviewOutcome, enforcement: Enforcement): void {
+  if (!outcome.ok || !outcome.route || outcome.verdict?.kind !== 'refused') return
+  const count = outcome.verdict.violations.length
+  for (const action of enforcement.validationActions)
+    metrics.violations.inc({ kind: outcome.route.kind, action: action.toLowerCase() }, count)
 }
 
 /**
@@ -142,12 +153,23 @@ function logOutcome(logger: Logger, webhook: WebhookName, outcome: ReviewOutcome
     code: response.status?.code,
     patched: response.patch !== undefined,
   }
+  // A patch observed but not returned is still a disagreement with the operator, said the same way.
+  const changed = outcome.verdict?.kind === 'admitted' && outcome.verdict.patch.length > 0
+  const observed = response.patch === undefined
   if (outcome.error !== undefined)
     logger.error({ ...fields, err: outcome.error }, 'admission failed')
   else if (!response.allowed)
     logger.info({ ...fields, reason: response.status?.message }, 'admission denied')
-  else if (response.patch !== undefined && outcome.writer === 'operator')
-    logger.info({ ...fields, writer: 'operator' }, 'admission patched an operator write')
-  else if (response.patch !== undefined) logger.debug(fields, 'admission patched')
+  else if (outcome.verdict?.kind === 'refused')
+    logger.info({ ...fields, reason: response.warnings }, 'admission found violations')
+  else if (changed && outcome.writer === 'operator')
+    logger.info(
+      { ...fields, writer: 'operator' },
+      observed
+        ? 'admission observed a patch of an operator write'
+        : 'admission patched an operator write',
+    )
+  else if (changed)
+    logger.debug(fields, observed ? 'admission observed a patch' : 'admission patched')
   else logger.debug(fields, 'admission allowed')
 }

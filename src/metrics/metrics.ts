@@ -12,7 +12,8 @@ export interface Metrics {
   readonly latency: Histogram<'webhook'>
   readonly requests: Counter<'webhook' | 'code'>
   readonly inFlight: Gauge<'webhook'>
-  readonly mutations: Counter<'resource' | 'changed' | 'writer'>
+  readonly mutations: Counter<'resource' | 'changed' | 'writer' | 'mode'>
+  readonly violations: Counter<'kind' | 'action'>
   readonly certificateNotAfter: Gauge
   readonly certificateReloads: Counter<'result'>
   readonly viewSynced: Gauge
@@ -98,8 +99,14 @@ export function createMetrics(): Metrics {
     }),
     mutations: new Counter({
       name: 'mcp_admission_mutations_total',
-      help: 'Mutating reviews admitted, by resource, whether the patch was not empty, and whether the writer was the ToolHive operator\'s service account. changed="true" with writer="operator" means the webhook rewrote what the operator wrote: it should stay 0.',
-      labelNames: ['resource', 'changed', 'writer'],
+      help: 'Mutating reviews admitted, by resource, whether the patch was not empty, whether the writer was the ToolHive operator\'s service account, and the mutation mode (apply: the patch was returned; observe: only computed). changed="true" with writer="operator" means the webhook rewrote (or, observing, would rewrite) what the operator wrote: it should stay 0.',
+      labelNames: ['resource', 'changed', 'writer', 'mode'],
+      registers: [registry],
+    }),
+    violations: new Counter({
+      name: 'mcp_admission_violations_total',
+      help: 'Rule violations found in admitted and denied writes, by kind and the action taken on them (deny, warn, audit: one count per violation per action, as --validation-actions says).',
+      labelNames: ['kind', 'action'],
       registers: [registry],
     }),
     certificateNotAfter: new Gauge({

@@ -177,6 +177,7 @@ t.test('a policy that throws yields a 500 verdict with the uid, not a crash', as
         kind: 'ConfigMap',
         subResource: '',
         operations: ['CREATE'],
+        rule: 'test-rule',
         handler: mutatingHandler(
           pureMutator(() => {
             throw new Error('boom')
@@ -206,6 +207,7 @@ t.test('denials carry every violation in the message and in details.causes', asy
         kind: 'ConfigMap',
         subResource: '',
         operations: ['CREATE'],
+        rule: 'test-rule',
         handler: validatingHandler({
           gather: () => Promise.resolve(undefined),
           validate: () => ({
@@ -254,6 +256,7 @@ t.test(
           kind: 'ConfigMap',
           subResource: '',
           operations: ['CREATE'],
+          rule: 'test-rule',
           handler: validatingHandler({
             gather: () => Promise.resolve(undefined),
             validate: () => ({

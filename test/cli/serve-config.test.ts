@@ -402,3 +402,35 @@ t.test(
     }
   },
 )
+
+t.test(
+  'enforcement: Deny and apply by default, each setting from its flag or variable',
+  async (t) => {
+    const plain = resolveServeConfig({}, {}, defaults)
+    t.same('config' in plain && plain.config.enforcement, {
+      validationActions: ['Deny'],
+      mutationMode: 'apply',
+    })
+    const watching = resolveServeConfig(
+      { validationActions: 'Warn,Audit' },
+      { MCP_ADMISSION_MUTATION_MODE: 'observe' },
+      defaults,
+    )
+    t.same('config' in watching && watching.config.enforcement, {
+      validationActions: ['Warn', 'Audit'],
+      mutationMode: 'observe',
+    })
+  },
+)
+
+t.test('refused enforcement settings name what set them', async (t) => {
+  const refused = resolveServeConfig(
+    {},
+    { MCP_ADMISSION_VALIDATION_ACTIONS: 'Deny,Warn', MCP_ADMISSION_MUTATION_MODE: 'dry-run' },
+    defaults,
+  )
+  t.same('errors' in refused && refused.errors, [
+    'MCP_ADMISSION_VALIDATION_ACTIONS: Deny and Warn cannot be combined (a denial already returns its violations to the client); use Deny, Deny,Audit, Warn or Warn,Audit',
+    'MCP_ADMISSION_MUTATION_MODE: must be one of apply, observe, got "dry-run"',
+  ])
+})

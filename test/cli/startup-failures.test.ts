@@ -105,7 +105,7 @@ t.test('a boolean variable is read from the process environment, false as false'
   t.equal(off.code, 2)
   t.equal(
     off.stderr,
-    'mcp-admission: invalid configuration:\n  MCP_ADMISSION_DRAIN_TIMEOUT: must be a duration such as 500ms, 5s or 1m30s, got "x"\n',
+    'mcp-admission: invalid configuration: MCP_ADMISSION_DRAIN_TIMEOUT: must be a duration such as 500ms, 5s or 1m30s, got "x"\n',
     'only the bad duration: reconciler-only stays off',
   )
   const malformed = await serve(['--cert-dir', t.testdir()], {
@@ -114,7 +114,7 @@ t.test('a boolean variable is read from the process environment, false as false'
   t.equal(malformed.code, 2)
   t.equal(
     malformed.stderr,
-    'mcp-admission: invalid configuration:\n  MCP_ADMISSION_RECONCILER_ONLY: must be true or false (also 1, 0, t, f, TRUE, FALSE, True, False), got "yes"\n',
+    'mcp-admission: invalid configuration: MCP_ADMISSION_RECONCILER_ONLY: must be true or false (also 1, 0, t, f, TRUE, FALSE, True, False), got "yes"\n',
   )
   listenedNowhere(t, malformed)
 })
@@ -137,3 +137,13 @@ t.test(
     listenedNowhere(t, exit)
   },
 )
+
+t.test('--validation-actions Deny,Warn: one line, exit 2, nothing listens', async (t) => {
+  const exit = await serve(['--cert-dir', t.testdir(), '--validation-actions', 'Deny,Warn'])
+  t.equal(exit.code, 2)
+  t.equal(
+    exit.stderr,
+    'mcp-admission: invalid configuration: --validation-actions: Deny and Warn cannot be combined (a denial already returns its violations to the client); use Deny, Deny,Audit, Warn or Warn,Audit\n',
+  )
+  listenedNowhere(t, exit)
+})

@@ -4,6 +4,7 @@ import { Writable } from 'node:stream'
 import type { Logger, LevelWithSilent } from 'pino'
 import { createLogger } from '../../src/cli/logger.ts'
 import { createAdmission } from '../../src/admission/webhook.ts'
+import type { Enforcement } from '../../src/admission/enforcement.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import { buildAdmissionApp } from '../../src/http/app.ts'
 import { createMetrics } from '../../src/metrics/metrics.ts'
@@ -35,11 +36,14 @@ export function memoryLogger(level: LevelWithSilent = 'debug'): {
   }
 }
 
-export function testApp(objects: KubeObject[] = []) {
+export function testApp(
+  objects: KubeObject[] = [],
+  options: { readonly enforcement?: Enforcement } = {},
+) {
   const metrics = createMetrics()
   const log = memoryLogger()
   const app = buildAdmissionApp({
-    admission: createAdmission({ view: new MemoryView(objects) }),
+    admission: createAdmission({ view: new MemoryView(objects), ...options }),
     logger: log.logger,
     metrics,
   })

@@ -173,6 +173,43 @@ t.test('controller-runtime metrics count requests by webhook and code', async (t
   t.match(text, /controller_runtime_webhook_requests_in_flight\{webhook="\/mutate"\} 0/)
 })
 
+t.test('observed patches and violations are counted by what was done with them', async (t) => {
+  const { app, metrics, logLines } = testApp([], {
+    enforcement: { validationActions: ['Warn', 'Audit'], mutationMode: 'observe' },
+  })
+  const operator = { username: 'system:serviceaccount:toolhive-system:toolhive-operator' }
+  const body = review(runConfigMap()) as unknown as { request: Record<string, unknown> }
+  body.request['userInfo'] = operator
+  const mutated = await app.inject({ method: 'POST', url: '/mutate', headers: json, payload: body })
+  t.equal(mutated.json<{ response: { patch?: string } }>().response.patch, undefined)
+  const invalid = {
+    apiVersion: 'toolhive.stacklok.dev/v1alpha1',
+    kind: 'MCPWebhookConfig',
+    metadata: { name: 'hooks', namespace: 'default' },
+    spec: {
+      validating: [
+        { name: 'a', url: 'http://x' },
+        { name: 'b', url: 'http://y' },
+      ],
+    },
+  }
+  await app.inject({ method: 'POST', url: '/validate', headers: json, payload: review(invalid) })
+
+  const text = await metrics.registry.metrics()
+  t.match(
+    text,
+    'mcp_admission_mutations_total{resource="configmaps",changed="true",writer="operator",mode="observe"} 1',
+  )
+  t.match(text, 'mcp_admission_violations_total{kind="MCPWebhookConfig",action="warn"} 2')
+  t.match(text, 'mcp_admission_violations_total{kind="MCPWebhookConfig",action="audit"} 2')
+  t.notMatch(text, /action="deny"/)
+  t.ok(
+    logLines().some((line) => line['msg'] === 'admission observed a patch of an operator write'),
+    'a disagreement with the operator is logged even when only observed',
+  )
+  t.ok(logLines().some((line) => line['msg'] === 'admission found violations'))
+})
+
 t.test(
   'mcp_admission_mutations_total: by resource, changed, and the operator as writer',
   async (t) => {
@@ -200,9 +237,9 @@ t.test(
     const text = await metrics.registry.metrics()
     const series = (labels: string) =>
       Number(new RegExp(`mcp_admission_mutations_total\\{${labels}\\} (\\d+)`).exec(text)?.[1])
-    t.equal(series('resource="configmaps",changed="true",writer="operator"'), 1)
-    t.equal(series('resource="configmaps",changed="true",writer="other"'), 3)
-    t.equal(series('resource="configmaps",changed="false",writer="operator"'), 1)
+    t.equal(series('resource="configmaps",changed="true",writer="operator",mode="apply"'), 1)
+    t.equal(series('resource="configmaps",changed="true",writer="other",mode="apply"'), 3)
+    t.equal(series('resource="configmaps",changed="false",writer="operator",mode="apply"'), 1)
     t.notMatch(text, /made-up/)
     t.equal(text.match(/^mcp_admission_mutations_total\{/gm)?.length, 3, 'no other series')
   },

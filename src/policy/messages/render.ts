@@ -137,6 +137,8 @@ interface RenderedViolations {
   readonly message: string
   /** One cause per listed violation, in order: the message without its field. */
   readonly causes: readonly RenderedCause[]
+  /** The message's parts: each listed violation, then `and N more errors` when any were left out. */
+  readonly items: readonly string[]
 }
 
 /** The aggregate message of `violations` and the causes of those it lists, within MESSAGE_LIMITS. */
@@ -161,10 +163,10 @@ export function renderViolations(violations: readonly FieldViolation[]): Rendere
   if (omitted === 0) {
     // The shape of formatViolations: one violation alone, several in brackets.
     const message = texts.length === 1 ? (texts[0] ?? '') : `[${texts.join(', ')}]`
-    return { message, causes }
+    return { message, causes, items: texts }
   }
-  const more = `and ${omitted} more ${omitted === 1 ? 'error' : 'errors'}`
-  return { message: `[${[...texts, more].join(', ')}]`, causes }
+  const items = [...texts, `and ${omitted} more ${omitted === 1 ? 'error' : 'errors'}`]
+  return { message: `[${items.join(', ')}]`, causes, items }
 }
 
 /** A field path may hold user keys (`metadata.annotations[…]`): escaped and cut like a value. */

@@ -84,3 +84,16 @@ cannot verify the service, and every fail-closed write it guards would be refuse
 {{ $bundle }}
 {{- end -}}
 {{- end -}}
+
+{{- /*
+A webhook's failurePolicy: the configured one while the service enforces what that webhook
+answers, Ignore while it only watches (validating webhooks without Deny among the validation
+actions, mutating webhooks in observe mode), so a service that changes and refuses nothing can
+never block a write by being down. Called with (dict "root" . "webhook" "mutate"|"validate"
+"value" <configured policy>).
+*/ -}}
+{{- define "mcp-admission.failurePolicy" -}}
+{{- $values := .root.Values -}}
+{{- $enforces := ternary (eq $values.mutationMode "apply") (has "Deny" $values.validationActions) (eq .webhook "mutate") -}}
+{{- ternary .value "Ignore" $enforces -}}
+{{- end -}}

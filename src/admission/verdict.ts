@@ -1,0 +1,53 @@
+/**
+ * What a handler decides about a request, before the service's enforcement settings turn it into
+ * a response (enforcement.ts): the same decision is a denial, a warning or an audit record
+ * depending on how the service is told to act on it.
+ */
+
+import type { FieldViolation } from '../policy/messages/field-errors.ts'
+import type { PatchOperation } from './patch.ts'
+import type { AdmissionRequest } from './review.ts'
+
+/** The object a denial is about, so kubectl can say `The MCPWebhookConfig "x" is invalid`. */
+export interface DeniedSubject {
+  readonly group: string
+  readonly kind: string
+  readonly name?: string | undefined
+}
+
+export type Verdict =
+  /** The rules hold, or hold once `patch` is applied (empty for a validating rule). */
+  | {
+      readonly kind: 'admitted'
+      readonly patch: readonly PatchOperation[]
+      readonly warnings: readonly string[]
+    }
+  /** A rule is broken: each violation names its field (or none, for a refusal of a DELETE). */
+  | {
+      readonly kind: 'refused'
+      readonly violations: readonly FieldViolation[]
+      readonly warnings: readonly string[]
+      readonly subject: DeniedSubject
+    }
+
+/** Admitted, with `patch` (empty: unchanged). */
+export function admitted(
+  patch: readonly PatchOperation[] = [],
+  warnings: readonly string[] = [],
+): Verdict {
+  return { kind: 'admitted', patch, warnings }
+}
+
+/** Refused for `violations`. */
+export function refused(
+  violations: readonly FieldViolation[],
+  warnings: readonly string[],
+  subject: DeniedSubject,
+): Verdict {
+  return { kind: 'refused', violations, warnings, subject }
+}
+
+/** What the request is about, for a denial's details. */
+export function subjectOf(request: AdmissionRequest): DeniedSubject {
+  return { group: request.kind.group, kind: request.kind.kind, name: request.name }
+}
