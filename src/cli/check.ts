@@ -5,20 +5,15 @@
  */
 
 import { stringify as toYaml } from 'yaml'
-import { applyPatch } from '../admission/patch.ts'
-import type { PatchOperation } from '../admission/patch.ts'
-import { requestFor, reviewOf } from '../admission/request.ts'
-import type { AdmissionResponse } from '../admission/review.ts'
 import { createAdmission } from '../admission/webhook.ts'
-import type { Admission } from '../admission/webhook.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import { TOOLHIVE_GROUP, toolHiveKind } from '../policy/kinds.ts'
-import { groupOf } from '../policy/kube/object.ts'
+import { toolHiveKind } from '../policy/kinds.ts'
 import { terminalText } from '../policy/messages/render.ts'
-import type { CrdCatalog } from '../policy/crd/crd-catalog.ts'
-import { loadCrdCatalog, refusalCauses, servedByCatalog } from './crds.ts'
+import { admit } from './admit.ts'
+import type { AdmitVerdict, CrdStep } from './admit.ts'
+import { loadCrdCatalog, servedByCatalog } from './crds.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
 
@@ -37,34 +32,9 @@ interface CheckOptions {
   readonly strict?: boolean
 }
 
-/**
- * What answered a denial: one of the webhooks, the object's CRD (schema and CEL rules), or the
- * API server itself (no CRD serves the kind).
- */
-type DenyingStep = 'mutate' | 'validate' | 'crd' | 'server'
-
-interface CrdStep {
-  readonly catalog: CrdCatalog
-  readonly strict: boolean
-}
-
-type CheckVerdict =
-  | {
-      readonly admitted: true
-      readonly object: KubeObject
-      readonly patch: PatchOperation[]
-      readonly warnings: string[]
-    }
-  | {
-      readonly admitted: false
-      readonly webhook: DenyingStep
-      readonly causes: string[]
-      readonly warnings: string[]
-    }
-
 interface CheckedObject {
   readonly label: string
-  readonly verdict: CheckVerdict
+  readonly verdict: AdmitVerdict
 }
 
 export async function checkCommand(
@@ -104,102 +74,11 @@ async function checkObjects(
   const admission = createAdmission({ view })
   const results: CheckedObject[] = []
   for (const object of inDependencyOrder(objects)) {
-    const verdict = await admit(admission, object, namespace, crds)
+    const verdict = await admit(admission, object, { namespace, crds })
     if (verdict.admitted) view.put(verdict.object)
     results.push({ label: labelOf(object, namespace), verdict })
   }
   return results
-}
-
-async function admit(
-  admission: Admission,
-  object: KubeObject,
-  namespace: string,
-  crds: CrdStep | undefined,
-): Promise<CheckVerdict> {
-  const ns = typeof object.metadata?.namespace === 'string' ? object.metadata.namespace : namespace
-  let withNamespace: KubeObject = { ...object, metadata: { ...object.metadata, namespace: ns } }
-
-  // The API server decodes (prunes, defaults) and validates a custom resource against its CRD
-  // before the validating webhooks; the mutating webhook never changes these kinds, so the CRD's
-  // whole verdict can come first.
-  if (
-    crds !== undefined &&
-    groupOf(object.apiVersion) === TOOLHIVE_GROUP &&
-    !crds.catalog.defines(object)
-  ) {
-    // What the API server answers for a kind no CRD of the cluster serves.
-    return {
-      admitted: false,
-      webhook: 'server',
-      causes: [
-        `no matches for kind ${JSON.stringify(String(object.kind))} in version ${JSON.stringify(String(object.apiVersion))}: no CustomResourceDefinition given serves it`,
-      ],
-      warnings: [],
-    }
-  }
-  const crd = crds?.catalog.evaluate({
-    operation: 'CREATE',
-    object: withNamespace,
-    strict: crds.strict,
-  })
-  const crdWarnings = crd?.warnings ?? []
-  if (crd !== undefined && !crd.allowed) {
-    return {
-      admitted: false,
-      webhook: 'crd',
-      causes: refusalCauses(crd),
-      warnings: [...crdWarnings],
-    }
-  }
-  if (crd !== undefined) withNamespace = crd.object
-
-  const mutation = await answer(admission, withNamespace, 'mutate', ns)
-  if (!mutation.allowed) return refusal('mutate', mutation, [...crdWarnings])
-  const patch = decodePatch(mutation)
-  const mutated = applyPatch(withNamespace, patch)
-
-  const validation = await answer(admission, mutated, 'validate', ns)
-  const warnings = [...crdWarnings, ...(mutation.warnings ?? []), ...(validation.warnings ?? [])]
-  if (!validation.allowed) return refusal('validate', validation, warnings)
-  return { admitted: true, object: mutated, patch, warnings }
-}
-
-async function answer(
-  admission: Admission,
-  object: KubeObject,
-  webhook: 'mutate' | 'validate',
-  namespace: string,
-): Promise<AdmissionResponse> {
-  const outcome = await admission.review(
-    reviewOf(requestFor(object, { operation: 'CREATE', namespace })),
-    webhook,
-  )
-  if (!outcome.ok) throw new UsageError(outcome.message) // only if requestFor built a bad envelope
-  return outcome.review.response
-}
-
-function refusal(
-  webhook: 'mutate' | 'validate',
-  response: AdmissionResponse,
-  warnings: string[],
-): CheckVerdict {
-  const causes =
-    response.status?.details?.causes.map((c) =>
-      c.field === '' ? c.message : `${c.field}: ${c.message}`,
-    ) ?? []
-  return {
-    admitted: false,
-    webhook,
-    causes: causes.length > 0 ? causes : [response.status?.message ?? 'denied'],
-    warnings: [...warnings, ...(response.warnings ?? [])],
-  }
-}
-
-function decodePatch(response: AdmissionResponse): PatchOperation[] {
-  return response.patch === undefined
-    ? []
-    : (JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as PatchOperation[])
 }
 
 /**

@@ -1,4 +1,4 @@
-/** The command line: `serve` (default), `review` and `check`, with exit codes 0/1/2. */
+/** The command line: `serve` (default), `review`, `check` and `audit`, with exit codes 0/1/2. */
 
 import { Command, CommanderError, Option } from 'commander'
 import { readFileSync } from 'node:fs'
@@ -6,6 +6,9 @@ import { WEBHOOKS } from '../admission/review.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { ObjectFileError } from '../cluster/load-objects.ts'
 import { renderText } from '../policy/messages/render.ts'
+import { auditCommand } from './audit.ts'
+import { AUDIT_OUTPUTS } from './audit-output.ts'
+import type { AuditOutput } from './audit-output.ts'
 import { CHECK_OUTPUTS, checkCommand } from './check.ts'
 import { TOOLHIVE_GROUP } from '../policy/kinds.ts'
 import type { CheckOutput } from './check.ts'
@@ -261,6 +264,29 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         )
       },
     )
+
+  program
+    .command('audit')
+    .description(
+      'check every ToolHive object, RunConfig ConfigMap and proxy Deployment a cluster holds as if written now; exit 1 if a write would be denied or patched',
+    )
+    .addOption(
+      new Option(
+        '--kubeconfig <file>',
+        'kubeconfig of the cluster to audit (default: KUBECONFIG, else in-cluster credentials)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'a table, one JSON document, or OpenReports Reports for kubectl apply -f -',
+      )
+        .choices(AUDIT_OUTPUTS)
+        .default('table'),
+    )
+    .action(async (options: { kubeconfig?: string; output: AuditOutput }) => {
+      exitCode = await auditCommand(options, io)
+    })
 
   const unknown = unknownCommand(program, argv)
   if (unknown !== undefined) {

@@ -366,6 +366,30 @@ function enforcementOf(actions: Given, mode: Given, errors: string[]): Enforceme
 }
 
 /**
+ * The cluster a one-shot command (`audit`) reads, as `serve` finds it: `--kubeconfig`, else
+ * KUBECONFIG, else the pod's own service account; with none of them, undefined.
+ */
+export function commandCredentials(
+  kubeconfig: string | undefined,
+  env: Environment,
+): { readonly credentials?: Credentials; readonly errors: string[] } {
+  const errors: string[] = []
+  const fromEnv = environmentValue(env, SERVE_SETTINGS.kubeconfig.env)
+  const given: Given | undefined =
+    kubeconfig !== undefined
+      ? { raw: kubeconfig, name: SERVE_SETTINGS.kubeconfig.flag }
+      : fromEnv === undefined
+        ? undefined
+        : { raw: fromEnv, name: SERVE_SETTINGS.kubeconfig.env }
+  const credentials =
+    kubeconfigFiles(given, errors) ??
+    (environmentValue(env, 'KUBERNETES_SERVICE_HOST') === undefined
+      ? undefined
+      : inClusterCredentials(env, errors))
+  return { ...(credentials ? { credentials } : {}), errors }
+}
+
+/**
  * The kubeconfig files to read: `--kubeconfig` names one file (as kubectl's flag does);
  * KUBECONFIG is a path list, merged as kubectl merges it (in kubeconfig.ts).
  */

@@ -1,0 +1,160 @@
+/**
+ * `mcp-admission audit`: the cluster as it is, checked now. Every ToolHive object of the kinds the
+ * cluster serves, every RunConfig ConfigMap and every proxy Deployment (the objects the webhooks
+ * are sent: the same label selectors) is admitted through the service's own pipeline (admit.ts)
+ * as if written now, and reported: would be denied, would be patched, warned, or clean.
+ *
+ * - ToolHive objects are admitted as a CREATE, so no error is forgiven because it was already
+ *   stored; ConfigMaps and Deployments as an UPDATE of the stored object to itself (the way their
+ *   writer rewrites them, which keeps the rule that a stamped generation never goes down).
+ * - What the rules read (owners, webhook configs, RunConfig checksums) is kept as the service's
+ *   cache keeps it, trimmed; everything else is read a page at a time and dropped.
+ * - Read only: get and list, as the service's own account or a person's.
+ */
+
+import { createAdmission } from '../admission/webhook.ts'
+import { KubeApi } from '../cluster/kube-api.ts'
+import { discoverServedKinds } from '../cluster/kind-discovery.ts'
+import { LIST_PAGE_SIZE, listPages } from '../cluster/list-pages.ts'
+import { MemoryView } from '../cluster/memory-view.ts'
+import { LIVE_ONLY_RESOURCES, apiVersionOf, resourcePath } from '../cluster/resources.ts'
+import type { ViewResource } from '../cluster/resources.ts'
+import { trimForView } from '../cluster/trim.ts'
+import type { ClusterCredentials } from '../cluster/cluster-credentials.ts'
+import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
+import { errorMessage } from '../policy/messages/render.ts'
+import { RUNCONFIG_COMPONENTS, RUNCONFIG_COMPONENT_LABEL } from '../policy/names.ts'
+import { admit } from './admit.ts'
+import { AuditSummary, findingOf } from './audit-findings.ts'
+import { auditWriter } from './audit-output.ts'
+import type { AuditOutput } from './audit-output.ts'
+import { EXIT, UsageError } from './io.ts'
+import type { CliIo } from './io.ts'
+import { createLogger } from './logger.ts'
+import { loadClusterCredentials } from './kubeconfig.ts'
+import { commandCredentials } from './serve-config.ts'
+import { StartupError } from './startup-errors.ts'
+import { auditProgress } from './audit-progress.ts'
+
+interface AuditOptions {
+  readonly kubeconfig?: string | undefined
+  readonly output: AuditOutput
+}
+
+/** A page of large objects over a slow link takes longer than an admission-time read may. */
+const REQUEST_TIMEOUT_MS = 30_000
+
+/** The selectors of the webhooks' objectSelectors: what they are sent is what is audited. */
+const RUNCONFIG_SELECTOR = `${RUNCONFIG_COMPONENT_LABEL} in (${RUNCONFIG_COMPONENTS.join(',')})`
+const PROXY_SELECTOR = 'toolhive=true'
+
+export async function auditCommand(options: AuditOptions, io: CliIo): Promise<number> {
+  const credentials = await credentialsFor(options, io)
+  const api = new KubeApi(credentials, { requestTimeoutMs: REQUEST_TIMEOUT_MS })
+  const progress = auditProgress(io.stderr)
+  try {
+    const served = await discoverServedKinds(api).catch((error: unknown) => {
+      throw unreachable(credentials, 'read API discovery', error)
+    })
+    const view = new MemoryView([], { serves: (kind) => served.has(kind) })
+    const admission = createAdmission({ view })
+    const writer = auditWriter(options.output, io.stdout, new Date())
+    const summary = new AuditSummary()
+    const report = (object: KubeObject, verdict: Parameters<typeof findingOf>[1]) => {
+      const finding = findingOf(object, verdict)
+      summary.add(finding)
+      writer.add(finding)
+      progress.count(finding.subject.kind)
+    }
+    // Webhook configs before the workloads that name them, workloads before their Deployments.
+    const kinds = [...TOOLHIVE_KIND_TABLE].sort((a, b) => a.checkRank - b.checkRank)
+    for (const { kind } of kinds) {
+      const resource = served.get(kind)
+      if (!resource) continue
+      await eachPage(api, credentials, resource, undefined, async (objects) => {
+        for (const object of objects) view.put(trimForView(kind, object))
+        for (const object of objects)
+          report(object, await admit(admission, object, { namespace: '' }))
+      })
+    }
+    for (const [resource, selector] of [
+      [liveOnly('ConfigMap'), RUNCONFIG_SELECTOR],
+      [liveOnly('Deployment'), PROXY_SELECTOR],
+    ] as const) {
+      await eachPage(api, credentials, resource, selector, async (objects) => {
+        for (const object of objects) {
+          const verdict = await admit(admission, object, {
+            namespace: '',
+            operation: 'UPDATE',
+            oldObject: object,
+          })
+          report(object, verdict)
+          // Deployments read ConfigMaps; nothing reads a Deployment, so none is kept.
+          if (resource.kind === 'ConfigMap') view.put(trimForView('ConfigMap', object))
+        }
+      })
+    }
+    progress.done()
+    writer.end(summary)
+    return summary.failing > 0 ? EXIT.denied : EXIT.ok
+  } finally {
+    progress.done()
+    api.close()
+  }
+}
+
+async function eachPage(
+  api: KubeApi,
+  credentials: ClusterCredentials,
+  resource: ViewResource,
+  labelSelector: string | undefined,
+  onPage: (objects: KubeObject[]) => Promise<void>,
+): Promise<void> {
+  const pages = listPages(api, resourcePath(resource), {
+    apiVersion: apiVersionOf(resource),
+    kind: resource.kind,
+    limit: LIST_PAGE_SIZE,
+    ...(labelSelector === undefined ? {} : { labelSelector }),
+  })
+  try {
+    for await (const page of pages) await onPage(page)
+  } catch (error) {
+    if (error instanceof UsageError) throw error
+    throw unreachable(credentials, `list ${resource.plural}`, error)
+  }
+}
+
+function liveOnly(kind: 'ConfigMap' | 'Deployment'): ViewResource {
+  const resource = LIVE_ONLY_RESOURCES.find((each) => each.kind === kind)
+  if (!resource) throw new Error(`no resource for ${kind}`)
+  return resource
+}
+
+/** The cluster to read, from the flag, KUBECONFIG or the pod; a one-line usage error otherwise. */
+async function credentialsFor(options: AuditOptions, io: CliIo): Promise<ClusterCredentials> {
+  const { credentials, errors } = commandCredentials(options.kubeconfig, io.env)
+  if (errors.length > 0) throw new UsageError(errors.join('; '))
+  if (!credentials)
+    throw new UsageError(
+      'audit needs a cluster: --kubeconfig FILE, KUBECONFIG, or in-cluster credentials in a pod',
+    )
+  try {
+    return await loadClusterCredentials(
+      credentials,
+      createLogger('silent', io.stderr),
+      io.serviceAccountDir,
+    )
+  } catch (error) {
+    if (error instanceof StartupError) throw new UsageError(error.message)
+    throw error
+  }
+}
+
+/** A read that failed: one line naming the server and what could not be read (exit 2). */
+function unreachable(credentials: ClusterCredentials, what: string, error: unknown): UsageError {
+  const reason = errorMessage(error)
+    .replace(/^GET [^:\s]*: /, '')
+    .replace(/\s*\n\s*/g, ' ')
+  return new UsageError(`cannot ${what} from ${credentials.server}: ${reason}`)
+}

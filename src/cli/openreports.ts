@@ -1,0 +1,123 @@
+/**
+ * `audit -o openreports`: the findings as OpenReports `Report` objects (`openreports.io/v1alpha1`,
+ * the successor of the Policy Working Group's PolicyReport, read by Kyverno's tooling and Policy
+ * Reporter), one per namespace audited, named `mcp-admission` so that applying a later audit
+ * replaces the earlier one (a namespace whose objects are all clean gets a report that says so).
+ *
+ * - `summary` counts results: `fail` a violation or change, `warn` a warning, and `pass` each
+ *   clean object (clean objects are counted, not listed, so a large namespace stays small).
+ * - Every audited kind is namespaced, so no `ClusterReport` is ever needed.
+ * - `kubectl apply` keeps a copy of the object in an annotation of at most 256 KiB: past
+ *   `MAX_RESULT_BYTES` of results the rest are counted in the summary and in an annotation, not
+ *   listed (`audit -o json` lists them all).
+ */
+
+import type { Writable } from 'node:stream'
+import { stringify as toYaml } from 'yaml'
+import type { AuditFinding, AuditSubject } from './audit-findings.ts'
+import type { AuditWriter } from './audit-output.ts'
+
+export const REPORT_NAME = 'mcp-admission'
+export const OMITTED_ANNOTATION = 'mcp-admission.toolhive.stacklok.dev/omitted-results'
+const MAX_RESULT_BYTES = 192 * 1024
+const SOURCE = 'mcp-admission'
+
+interface Result {
+  readonly source: string
+  readonly policy: string
+  readonly rule?: string
+  readonly result: 'fail' | 'warn'
+  readonly severity: 'high' | 'medium' | 'low'
+  readonly message: string
+  readonly timestamp: { readonly seconds: number; readonly nanos: number }
+  readonly resources: readonly AuditSubject[]
+  readonly properties?: Readonly<Record<string, string>>
+}
+
+interface NamespaceReport {
+  readonly summary: { pass: number; fail: number; warn: number; error: number; skip: number }
+  readonly results: Result[]
+  bytes: number
+  omitted: number
+}
+
+export function openReports(out: Writable, now: Date): AuditWriter {
+  const timestamp = { seconds: Math.floor(now.getTime() / 1000), nanos: 0 }
+  const reports = new Map<string, NamespaceReport>()
+  return {
+    add(finding) {
+      const namespace = finding.subject.namespace
+      let report = reports.get(namespace)
+      if (!report) {
+        const summary = { pass: 0, fail: 0, warn: 0, error: 0, skip: 0 }
+        reports.set(namespace, (report = { summary, results: [], bytes: 0, omitted: 0 }))
+      }
+      if (finding.result === 'clean') report.summary.pass++
+      for (const result of resultsOf(finding, timestamp)) {
+        report.summary[result.result]++
+        const bytes = JSON.stringify(result).length
+        if (report.bytes + bytes > MAX_RESULT_BYTES) {
+          report.omitted++
+          continue
+        }
+        report.results.push(result)
+        report.bytes += bytes
+      }
+    },
+    end() {
+      const documents = [...reports].map(([namespace, report]) =>
+        toYaml({
+          apiVersion: 'openreports.io/v1alpha1',
+          kind: 'Report',
+          metadata: {
+            name: REPORT_NAME,
+            namespace,
+            labels: { 'app.kubernetes.io/managed-by': SOURCE },
+            ...(report.omitted > 0
+              ? { annotations: { [OMITTED_ANNOTATION]: String(report.omitted) } }
+              : {}),
+          },
+          source: SOURCE,
+          summary: report.summary,
+          results: report.results,
+        }),
+      )
+      out.write(documents.join('---\n'))
+    },
+  }
+}
+
+/** One result per violation, per invariant a change restores, and per warning. */
+function resultsOf(finding: AuditFinding, timestamp: Result['timestamp']): Result[] {
+  const base = {
+    source: SOURCE,
+    policy: SOURCE,
+    ...(finding.rule === undefined ? {} : { rule: finding.rule }),
+    timestamp,
+    resources: [finding.subject],
+  }
+  return [
+    ...finding.violations.map((message): Result => ({
+      ...base,
+      result: 'fail',
+      severity: 'high',
+      message: `would be denied: ${message}`,
+      properties: { outcome: 'denied' },
+    })),
+    ...finding.changes.flatMap((change) =>
+      change.meanings.map((meaning): Result => ({
+        ...base,
+        result: 'fail',
+        severity: 'medium',
+        message: `would be patched: ${meaning}`,
+        properties: { outcome: 'patched', operation: change.op, path: change.path },
+      })),
+    ),
+    ...finding.warnings.map((message): Result => ({
+      ...base,
+      result: 'warn',
+      severity: 'low',
+      message,
+    })),
+  ]
+}

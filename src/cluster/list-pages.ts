@@ -1,0 +1,45 @@
+/**
+ * A collection read page by page (`limit`/`continue`), as kubectl's chunked lists read it: each
+ * page is handed over and dropped before the next is asked for, so reading a cluster of any size
+ * holds one page of raw objects at a time.
+ */
+
+import { isRecord } from '../policy/kube/object.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
+import type { KubeApi } from './kube-api.ts'
+
+/** kubectl's chunk size. */
+export const LIST_PAGE_SIZE = 500
+
+interface PageOptions {
+  /** `apiVersion` and `kind` set on every item: the API server leaves them out of a list's items. */
+  readonly apiVersion: string
+  readonly kind: string
+  readonly labelSelector?: string
+  readonly limit?: number
+}
+
+/** The items of every page of `path`, one page at a time; throws KubeApiError on a failed read. */
+export async function* listPages(
+  api: KubeApi,
+  path: string,
+  options: PageOptions,
+): AsyncGenerator<KubeObject[]> {
+  let token: string | undefined
+  do {
+    const page = await api.get(path, {
+      limit: options.limit ?? LIST_PAGE_SIZE,
+      continue: token,
+      labelSelector: options.labelSelector,
+    })
+    if (page === undefined) throw new Error(`GET ${path}: 404 not found`)
+    if (!Array.isArray(page.items)) throw new Error(`GET ${path}: the answer is not a list`)
+    yield (page.items as unknown[]).filter(isRecord).map((item) => ({
+      ...item,
+      apiVersion: options.apiVersion,
+      kind: options.kind,
+    }))
+    const next = isRecord(page.metadata) ? page.metadata.continue : undefined
+    token = typeof next === 'string' && next !== '' ? next : undefined
+  } while (token !== undefined)
+}

@@ -1,0 +1,285 @@
+// `mcp-admission audit` against a fake API server that serves discovery and paged lists of each
+// collection: what a write now would be denied or patched, in each output, and the exit status.
+
+import { createServer } from 'node:http'
+import { join } from 'node:path'
+import t from 'tap'
+import type { Test } from 'tap'
+import { parseAllDocuments } from 'yaml'
+import { createAdmission } from '../../src/admission/webhook.ts'
+import { admit } from '../../src/cli/admit.ts'
+import { MemoryView } from '../../src/cluster/memory-view.ts'
+import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
+import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
+import { runCli } from '../helpers/cli.ts'
+import { discoveryAnswer } from '../helpers/discovery-documents.ts'
+import { NAMESPACE, proxyDeployment, runConfigFor, workload } from '../helpers/proxy.ts'
+
+const CHECKSUM = 'toolhive.stacklok.dev/content-checksum'
+const POD_CHECKSUM = 'toolhive.stacklok.dev/runconfig-checksum'
+
+interface FakeCluster {
+  readonly server: string
+  /** pathname → the collection's objects. */
+  readonly collections: Map<string, KubeObject[]>
+  readonly queries: { path: string; query: Record<string, string> }[]
+}
+
+/** Discovery of every ToolHive kind, and each collection in pages of the `limit` asked for. */
+async function fakeCluster(t: Test): Promise<FakeCluster> {
+  const collections = new Map<string, KubeObject[]>()
+  const queries: FakeCluster['queries'] = []
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://fake')
+    const answer = discoveryAnswer(VIEW_RESOURCES, url.pathname)
+    response.setHeader('content-type', 'application/json')
+    if (answer) {
+      response.statusCode = answer.status
+      response.end(JSON.stringify(answer.body))
+      return
+    }
+    const query = Object.fromEntries(url.searchParams)
+    queries.push({ path: url.pathname, query })
+    const objects = collections.get(url.pathname) ?? []
+    const start = Number(query['continue'] ?? 0)
+    const limit = Number(query['limit'] ?? objects.length)
+    const page = objects.slice(start, start + limit)
+    const next = start + page.length
+    response.end(
+      JSON.stringify({
+        kind: 'List',
+        apiVersion: 'v1',
+        metadata: {
+          resourceVersion: '9',
+          ...(next < objects.length ? { continue: `${next}` } : {}),
+        },
+        // The API server leaves apiVersion and kind out of list items.
+        items: page.map((object) => {
+          const item: Record<string, unknown> = { ...object }
+          delete item['apiVersion']
+          delete item['kind']
+          return item
+        }),
+      }),
+    )
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  const { port } = server.address() as { port: number }
+  return { server: `http://127.0.0.1:${port}`, collections, queries }
+}
+
+function kubeconfig(server: string): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'c', cluster: { server, 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'u', user: { token: 'jwt' } }],
+    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+    'current-context': 'x',
+  })
+}
+
+function webhookConfig(name: string, url: string): KubeObject {
+  return {
+    apiVersion: 'toolhive.stacklok.dev/v1alpha1',
+    kind: 'MCPWebhookConfig',
+    metadata: { name, namespace: NAMESPACE, uid: `${name}-uid` },
+    spec: { validating: [{ name: 'check', url }] },
+  }
+}
+
+/** A RunConfig ConfigMap with its content checksum stamped, as an operator stores it. */
+function stampedRunConfig(name: string): KubeObject {
+  const config = runConfigFor('MCPServer', name)
+  const checksum = effectiveContentChecksum(config) ?? ''
+  return { ...config, metadata: { ...config.metadata, annotations: { [CHECKSUM]: checksum } } }
+}
+
+/** The proxy Deployment as stored once admitted: every invariant holds. */
+async function compliantDeployment(objects: KubeObject[], name: string): Promise<KubeObject> {
+  const admission = createAdmission({ view: new MemoryView(objects) })
+  const verdict = await admit(admission, proxyDeployment('MCPServer', name), { namespace: '' })
+  if (!verdict.admitted) throw new Error('the proxy Deployment is refused')
+  return verdict.object
+}
+
+/**
+ * A cluster of two MCPServers and their RunConfigs and Deployments, all as an operator writes
+ * them, but for what was planted: an invalid MCPWebhookConfig stored while no webhook checked it,
+ * a RunConfig without its content checksum, a Deployment whose RunConfig checksum is stale.
+ */
+async function plantedCluster(t: Test): Promise<FakeCluster> {
+  const fake = await fakeCluster(t)
+  const servers = [workload('MCPServer', 'a'), workload('MCPServer', 'b')]
+  const runConfigs = [stampedRunConfig('a'), runConfigFor('MCPServer', 'b')]
+  const deployments = [
+    await compliantDeployment([...servers, ...runConfigs], 'a'),
+    await compliantDeployment([...servers, ...runConfigs], 'b'),
+  ]
+  const stale = deployments[1] as { spec: { template: { metadata: { annotations: object } } } }
+  stale.spec.template.metadata.annotations = {
+    ...stale.spec.template.metadata.annotations,
+    [POD_CHECKSUM]: 'stale',
+  }
+  const base = '/apis/toolhive.stacklok.dev/v1beta1'
+  fake.collections.set('/apis/toolhive.stacklok.dev/v1alpha1/mcpwebhookconfigs', [
+    webhookConfig('good', 'https://hooks.example.com'),
+    webhookConfig('broken', 'http://hooks.example.com'),
+  ])
+  fake.collections.set(`${base}/mcpservers`, servers)
+  fake.collections.set('/api/v1/configmaps', runConfigs)
+  fake.collections.set('/apis/apps/v1/deployments', deployments)
+  return fake
+}
+
+t.test('audit finds what a write now would deny or patch, and nothing else', async (t) => {
+  const fake = await plantedCluster(t)
+  const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+  const result = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+  t.equal(result.code, 1, 'findings: exit 1')
+  t.equal(result.stderr, '', 'no progress on a stderr that is no terminal')
+  const lines = result.stdout.split('\n')
+  t.same(
+    lines.filter((line) => /^(DENY|PATCH|WARN) |would be/.test(line)),
+    [
+      `DENY   MCPWebhookConfig ${NAMESPACE}/broken`,
+      `PATCH  ConfigMap ${NAMESPACE}/b-runconfig`,
+      `PATCH  Deployment ${NAMESPACE}/b`,
+      '3 objects would be denied or changed by a write now',
+    ],
+  )
+  t.match(result.stdout, /\n {4}spec\.validating\[0\]\.url: Invalid value: "http:\/\/hooks/)
+  t.match(
+    result.stdout,
+    /\n {4}RunConfig checksum stale: pods did not roll after the RunConfig changed \(replace \/spec\/template\/metadata\/annotations\/toolhive\.stacklok\.dev~1runconfig-checksum\)\n/,
+  )
+  t.match(result.stdout, /\n {4}content checksum missing: stamped from the data/)
+  t.match(
+    result.stdout,
+    /KIND +AUDITED +DENY +PATCH +WARN +CLEAN\nMCPWebhookConfig +2 +1 +0 +0 +1\nMCPServer +2 +0 +0 +0 +2\nConfigMap +2 +0 +1 +0 +1\nDeployment +2 +0 +1 +0 +1\n/,
+  )
+  // Read as the webhooks are sent objects, a page at a time.
+  t.match(fake.queries, [
+    { path: '/apis/toolhive.stacklok.dev/v1alpha1/mcpwebhookconfigs', query: { limit: '500' } },
+  ])
+  t.ok(
+    fake.queries.some(
+      (q) =>
+        q.path === '/api/v1/configmaps' &&
+        q.query['labelSelector'] === 'toolhive.stacklok.io/component in (run-config,vmcp-config)',
+    ),
+  )
+  t.ok(
+    fake.queries.some(
+      (q) => q.path === '/apis/apps/v1/deployments' && q.query['labelSelector'] === 'toolhive=true',
+    ),
+  )
+})
+
+t.test('a clean cluster exits 0; lists are read across pages', async (t) => {
+  const fake = await fakeCluster(t)
+  const servers = Array.from({ length: 1203 }, (_, i) => workload('MCPServer', `s${i}`))
+  fake.collections.set('/apis/toolhive.stacklok.dev/v1beta1/mcpservers', servers)
+  const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+  const result = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+  t.equal(result.code, 0)
+  t.match(result.stdout, /MCPServer +1203 +0 +0 +0 +1203\n/)
+  t.match(result.stdout, /no object would be denied or changed by a write now\n$/)
+  const pages = fake.queries.filter((q) => q.path.endsWith('/mcpservers'))
+  t.same(
+    pages.map((q) => q.query['continue']),
+    [undefined, '500', '1000'],
+  )
+})
+
+t.test('-o json: the findings and a summary per kind', async (t) => {
+  const fake = await plantedCluster(t)
+  const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+  const result = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig'), '-o', 'json'])
+  t.equal(result.code, 1)
+  const document = JSON.parse(result.stdout) as {
+    findings: { subject: { kind: string; name: string }; result: string; rule: string }[]
+    summary: { kind: string; audited: number; deny: number }[]
+  }
+  t.same(
+    document.findings.map((f) => [f.subject.kind, f.subject.name, f.result, f.rule]),
+    [
+      ['MCPWebhookConfig', 'broken', 'deny', 'webhook-config'],
+      ['ConfigMap', 'b-runconfig', 'patch', 'runconfig-content-checksum'],
+      ['Deployment', 'b', 'patch', 'proxy-deployment'],
+    ],
+  )
+  t.match(document.summary, [{ kind: 'MCPWebhookConfig', audited: 2, deny: 1 }])
+})
+
+t.test(
+  '-o openreports: one Report per namespace, failures listed, clean objects counted',
+  async (t) => {
+    const fake = await plantedCluster(t)
+    const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+    const result = await runCli([
+      'audit',
+      '--kubeconfig',
+      join(dir, 'kubeconfig'),
+      '-o',
+      'openreports',
+    ])
+    t.equal(result.code, 1)
+    const reports = parseAllDocuments(result.stdout).map((d) => d.toJS() as Record<string, unknown>)
+    t.equal(reports.length, 1)
+    t.match(reports[0], {
+      apiVersion: 'openreports.io/v1alpha1',
+      kind: 'Report',
+      metadata: { name: 'mcp-admission', namespace: NAMESPACE },
+      source: 'mcp-admission',
+      summary: { pass: 5, fail: 3, warn: 0, error: 0, skip: 0 },
+      results: [
+        {
+          policy: 'mcp-admission',
+          rule: 'webhook-config',
+          result: 'fail',
+          severity: 'high',
+          message: /^would be denied: spec\.validating\[0\]\.url/,
+          resources: [{ kind: 'MCPWebhookConfig', name: 'broken', uid: 'broken-uid' }],
+        },
+        {
+          rule: 'runconfig-content-checksum',
+          message: /^would be patched: content checksum missing/,
+        },
+        {
+          rule: 'proxy-deployment',
+          message:
+            'would be patched: RunConfig checksum stale: pods did not roll after the RunConfig changed',
+          properties: { outcome: 'patched', operation: 'replace' },
+        },
+      ],
+    })
+  },
+)
+
+t.test('a cluster that cannot be read is one line and exit 2', async (t) => {
+  // Port 1 on loopback: nothing listens there.
+  const dir = t.testdir({ kubeconfig: kubeconfig('http://127.0.0.1:1') })
+  const result = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+  t.equal(result.code, 2)
+  t.match(
+    result.stderr,
+    /^mcp-admission: cannot read API discovery from http:\/\/127\.0\.0\.1:1: [^\n]*ECONNREFUSED[^\n]*\n$/,
+  )
+  t.equal(result.stdout, '', 'no partial report')
+
+  const none = await runCli(['audit'])
+  t.equal(none.code, 2)
+  t.equal(
+    none.stderr,
+    'mcp-admission: audit needs a cluster: --kubeconfig FILE, KUBECONFIG, or in-cluster credentials in a pod\n',
+  )
+  const missing = await runCli(['audit', '--kubeconfig', join(dir, 'missing')])
+  t.equal(missing.code, 2)
+  t.match(missing.stderr, /^mcp-admission: --kubeconfig \S+missing: no such file\n$/)
+})
