@@ -304,8 +304,9 @@ function environmentOn(
       return admission
     },
     async registerWebhooks(admission?: RunningAdmission) {
-      await registerWebhooks(kubectl, await env.manifests(), admission ?? env.admission)
-      await waitUntilWebhooksAreCalled(kubectl, await memo('probe', () => env.namespace('probe')))
+      const target = admission ?? env.admission
+      await registerWebhooks(kubectl, await env.manifests(), target)
+      await waitUntilCalledOn(target, kubectl, await memo('probe', () => env.namespace('probe')))
     },
     async unregisterWebhooks() {
       await mustKubectl(kubectl, [
@@ -349,9 +350,9 @@ async function startOperatorFor(env: Environment, options: OperatorOptions): Pro
   return operator
 }
 
-/** Whether the mutating webhook stamps a RunConfig ConfigMap in `namespace` (a dry run). */
-async function webhookMutates(kubectl: Kubectl, namespace: string): Promise<boolean> {
-  const probe = JSON.stringify({
+/** The RunConfig ConfigMap a dry run in `namespace` sends to the mutating webhook. */
+function runConfigProbe(namespace: string): string {
+  return JSON.stringify({
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: {
@@ -361,10 +362,14 @@ async function webhookMutates(kubectl: Kubectl, namespace: string): Promise<bool
     },
     data: { 'runconfig.json': '{}' },
   })
+}
+
+/** Whether the mutating webhook stamps a RunConfig ConfigMap in `namespace` (a dry run). */
+async function webhookMutates(kubectl: Kubectl, namespace: string): Promise<boolean> {
   const out = await mustKubectl(
     kubectl,
     ['create', '--dry-run=server', '-o', 'json', '-f', '-'],
-    probe,
+    runConfigProbe(namespace),
   )
   const annotations = (JSON.parse(out) as { metadata: { annotations?: Record<string, string> } })
     .metadata.annotations
@@ -380,6 +385,35 @@ export async function waitUntilWebhooksAreCalled(
     'the API server to call the mutating webhook',
     async () => ((await webhookMutates(kubectl, namespace)) ? true : undefined),
     { timeoutMs: 30_000, intervalMs: 250 },
+  )
+}
+
+/**
+ * Waits until the API server sends the mutating webhook's reviews to `admission` itself, counted
+ * by the instance's own request metric: a patch seen on the probe proves neither that (a previous
+ * instance may still be answering) nor anything with `--mutation-mode=observe`, which patches
+ * nothing. It says nothing of the validating configuration, which the API server picks up on its
+ * own schedule: a file that switches instances under a validating webhook waits for that itself.
+ */
+async function waitUntilCalledOn(
+  admission: RunningAdmission,
+  kubectl: Kubectl,
+  namespace: string,
+): Promise<void> {
+  const calls = () =>
+    admission.metric('controller_runtime_webhook_requests_total', { webhook: '/mutate' })
+  const before = await calls()
+  await waitFor(
+    'the API server to call the mutating webhook on this instance',
+    async () => {
+      await mustKubectl(
+        kubectl,
+        ['create', '--dry-run=server', '-f', '-'],
+        runConfigProbe(namespace),
+      )
+      return (await calls()) > before ? true : undefined
+    },
+    { timeoutMs: 30_000, intervalMs: 250, process: admission.process },
   )
 }
 
