@@ -2,8 +2,8 @@
  * The end-to-end environment, built in one place from options, the way controller-runtime's
  * envtest.Environment is: one type, options, start and stop. In this order, each step as asked:
  *  1. a control plane on loopback (etcd, kube-apiserver), with a service network standing in for
- *     kube-proxy in front of Service-referenced webhooks, and a client certificate it presents to
- *     webhooks;
+ *     kube-proxy in front of Service-referenced webhooks, a client certificate it presents to
+ *     webhooks, and an audit log;
  *  2. CRDs: the test fixtures and/or the directories of a release's CRDs;
  *  3. the service's identity and RBAC from `manifests/`;
  *  4. `beforeService`, for what a file must decide with nothing of mcp-admission in the cluster;
@@ -14,7 +14,7 @@
  * `stop()` (registered as a tap teardown by `startEnvironment`) ends all of it, last started first.
  *
  * e2e files and `bench/cluster` reach the environment through this module only; control-plane.ts,
- * admission.ts, operator.ts and service-network.ts are its pieces. Tools a file tests with (kubectl,
+ * admission.ts, operator.ts, service-network.ts and audit-log.ts are its pieces. Tools a file tests with (kubectl,
  * helm, cert-manager, the chart pod, proxies) keep their own modules.
  */
 
@@ -35,6 +35,8 @@ import {
   startAdmission,
 } from './admission.ts'
 import type { Manifest, PodServiceAccount, RunningAdmission } from './admission.ts'
+import { auditLog } from './audit-log.ts'
+import type { AuditEvent, AuditLog } from './audit-log.ts'
 import { startControlPlane } from './control-plane.ts'
 import type { ControlPlane } from './control-plane.ts'
 import { kubectlFor, mustKubectl } from './kubectl.ts'
@@ -57,6 +59,8 @@ export {
 } from './admission.ts'
 export type { Manifest, PodServiceAccount, RunningAdmission } from './admission.ts'
 export type { ControlPlane } from './control-plane.ts'
+export { auditEventOf } from './audit-log.ts'
+export type { AuditEvent, AuditQuery } from './audit-log.ts'
 export { ensureBinaries } from '../control-plane/binaries.ts'
 export { NOT_PROBED, afterProbe, nextReady } from './service-network.ts'
 export { adminClient } from './api-client.ts'
@@ -113,6 +117,8 @@ export interface EnvironmentOptions {
    * configuration) and start mcp-admission with `--client-ca`, as a hardened install would.
    */
   readonly apiServerClientCertificate?: boolean
+  /** Make the API server write an audit log of every write (`env.auditEvents()`). */
+  readonly auditLog?: boolean
   /** CRDs served before anything else, in this order (default: the test fixtures). */
   readonly crds?: readonly CrdSource[]
   /** The service's namespace, service account and RBAC from `manifests/` (default: installed). */
@@ -137,6 +143,8 @@ export interface Environment {
   readonly operator: Managed
   /** The service network (throws without `serviceNetwork`). */
   readonly network: ServiceNetwork
+  /** The API server's audit events so far, oldest first (throws without `auditLog`). */
+  auditEvents(): Promise<AuditEvent[]>
   /** The shipped manifests, rendered by kustomize as `kubectl apply -k` would. */
   manifests(): Promise<readonly Manifest[]>
   /** Creates a fresh namespace. */
@@ -200,7 +208,13 @@ export async function createEnvironment(options: EnvironmentOptions = {}): Promi
     const network = options.serviceNetwork ? await startServiceNetwork() : undefined
     if (network) stops.push(() => network.close())
     const clientAuth = options.apiServerClientCertificate ? await webhookClientAuth() : undefined
-    const argSources = [options.apiServerArgs, network?.apiServerArgs, clientAuth?.apiServerArgs]
+    const audit = options.auditLog ? auditLog() : undefined
+    const argSources = [
+      options.apiServerArgs,
+      network?.apiServerArgs,
+      clientAuth?.apiServerArgs,
+      audit?.apiServerArgs,
+    ]
     const plane = await startControlPlane({
       ...(options.binaries ? { binaries: options.binaries } : {}),
       apiServerArgs: async (dir) => {
@@ -210,7 +224,10 @@ export async function createEnvironment(options: EnvironmentOptions = {}): Promi
       },
     })
     stops.push(() => plane.stop())
-    const env = environmentOn(plane, network, { onStop: (each) => stops.push(each), stop })
+    const env = environmentOn(plane, network, audit, {
+      onStop: (each) => stops.push(each),
+      stop,
+    })
 
     await env.installCrds(...(options.crds ?? ['fixtures']))
     if (options.identity ?? true) await installIdentity(env.kubectl, await env.manifests())
@@ -243,6 +260,7 @@ type Started = Environment & { started: { admission?: RunningAdmission; operator
 function environmentOn(
   plane: ControlPlane,
   network: ServiceNetwork | undefined,
+  audit: AuditLog | undefined,
   lifecycle: Pick<Environment, 'onStop' | 'stop'>,
 ): Started {
   const kubectl = kubectlFor(plane.kubeconfig)
@@ -269,6 +287,9 @@ function environmentOn(
     },
     get network() {
       return network ?? missing('service network', 'serviceNetwork')
+    },
+    async auditEvents() {
+      return (audit ?? missing('audit log', 'auditLog')).events()
     },
     manifests: () => memo('manifests', () => renderManifests(kubectl)),
     async namespace(prefix = 'e2e') {
