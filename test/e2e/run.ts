@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { ensureBinaries, goUnavailableReason } from './control-plane/binaries.ts'
 import { ensureCertManagerControllers } from './harness/cert-manager.ts'
 import { ensureHelm } from './harness/helm.ts'
+import { ensureOpenReportsCrds } from './harness/openreports.ts'
 import { OPERATOR_RELEASES, ensureOperator } from './toolhive/releases.ts'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
@@ -48,6 +49,8 @@ async function main(): Promise<number> {
   // (test/e2e/cert-manager) for the cert-manager test, built (or reused) the same way.
   const helm = await ensureHelm(log)
   const certManager = await ensureCertManagerControllers(log)
+  // The OpenReports CRDs from their Go module, downloaded once here rather than inside a test.
+  await ensureOpenReportsCrds(log)
 
   // The suite runs mcp-admission as it ships: dist/, built from the current sources.
   const tsc = join(repo, 'node_modules/typescript/bin/tsc')
