@@ -10,6 +10,7 @@
  *  - a referenced MCPWebhookConfig bundle deleted with `kubectl delete -f` in file order where the
  *    operator's finalizer holds it, and refused where nothing does;
  *  - the reconciler stamping its conditions where no operator writes them;
+ *  - `audit` finding exactly the objects planted broken, its OpenReports output applied;
  *  - and, counted at the API server while every workload is nudged into a reconcile: no resource
  *    written more often than in the same window without mcp-admission, no non-empty patch on an
  *    operator-written object (`mcp_admission_mutations_total`), no status write.
@@ -27,6 +28,7 @@ import {
 } from './api-writes.ts'
 import type { WriteTally } from './api-writes.ts'
 import { exerciseAuthServer } from './operator-authserver.ts'
+import { auditBesideOperator } from './operator-audit.ts'
 import { startEnvironment } from './environment.ts'
 import type { ControlPlane, RunningAdmission } from './environment.ts'
 import { mustKubectl } from './kubectl.ts'
@@ -355,6 +357,10 @@ async function besideOperator(t: Test, release: string): Promise<void> {
     )
     t.notOk('observedGeneration' in (stamped['status'] ?? {}), 'no top-level observedGeneration')
   })
+
+  // Read only, and what it plants is where no operator reconciles: the windows below see nothing
+  // of it.
+  await auditBesideOperator(t, env, UNWATCHED)
 
   // Steady state, counted where writes happen: every workload nudged into a reconcile, with
   // mcp-admission, then the same objects without it.
