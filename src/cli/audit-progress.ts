@@ -26,7 +26,8 @@ export function auditProgress(stderr: Writable): AuditProgress {
       if (now - shownAt < INTERVAL_MS) return
       shownAt = now
       shown = true
-      stderr.write(`\r\x1b[2Kaudited ${audited.toLocaleString('en')} objects (now ${kind})…`)
+      const objects = audited === 1 ? 'object' : 'objects'
+      stderr.write(`\r\x1b[2Kaudited ${audited.toLocaleString('en')} ${objects} (now ${kind})…`)
     },
     done() {
       if (shown) stderr.write('\r\x1b[2K')

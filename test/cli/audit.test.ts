@@ -23,12 +23,15 @@ interface FakeCluster {
   readonly server: string
   /** pathname → the collection's objects. */
   readonly collections: Map<string, KubeObject[]>
+  /** pathname → the status its list is refused with. */
+  readonly refused: Map<string, number>
   readonly queries: { path: string; query: Record<string, string> }[]
 }
 
 /** Discovery of every ToolHive kind, and each collection in pages of the `limit` asked for. */
 async function fakeCluster(t: Test): Promise<FakeCluster> {
   const collections = new Map<string, KubeObject[]>()
+  const refused = new Map<string, number>()
   const queries: FakeCluster['queries'] = []
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://fake')
@@ -41,6 +44,14 @@ async function fakeCluster(t: Test): Promise<FakeCluster> {
     }
     const query = Object.fromEntries(url.searchParams)
     queries.push({ path: url.pathname, query })
+    const status = refused.get(url.pathname)
+    if (status !== undefined) {
+      response.statusCode = status
+      response.end(
+        JSON.stringify({ kind: 'Status', code: status, message: 'configmaps is forbidden' }),
+      )
+      return
+    }
     const objects = collections.get(url.pathname) ?? []
     const start = Number(query['continue'] ?? 0)
     const limit = Number(query['limit'] ?? objects.length)
@@ -70,7 +81,7 @@ async function fakeCluster(t: Test): Promise<FakeCluster> {
     server.close()
   })
   const { port } = server.address() as { port: number }
-  return { server: `http://127.0.0.1:${port}`, collections, queries }
+  return { server: `http://127.0.0.1:${port}`, collections, refused, queries }
 }
 
 function kubeconfig(server: string): string {
@@ -282,4 +293,25 @@ t.test('a cluster that cannot be read is one line and exit 2', async (t) => {
   const missing = await runCli(['audit', '--kubeconfig', join(dir, 'missing')])
   t.equal(missing.code, 2)
   t.match(missing.stderr, /^mcp-admission: --kubeconfig \S+missing: no such file\n$/)
+})
+
+t.test('a list the account may not read is one line naming it, exit 2', async (t) => {
+  const fake = await plantedCluster(t)
+  fake.refused.set('/api/v1/configmaps', 403)
+  const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+  const result = await runCli([
+    'audit',
+    '--kubeconfig',
+    join(dir, 'kubeconfig'),
+    '-o',
+    'openreports',
+  ])
+  t.equal(result.code, 2)
+  t.match(
+    result.stderr,
+    new RegExp(
+      `^mcp-admission: cannot list configmaps from ${fake.server}: 403 [^\\n]*forbidden[^\\n]*\\n$`,
+    ),
+  )
+  t.equal(result.stdout, '', 'no report from a partial read')
 })
