@@ -206,6 +206,69 @@ t.test(
   },
 )
 
+t.test(
+  'watching only: the flags are rendered and every webhook that stops enforcing fails open',
+  async (t) => {
+    const render = async (values: string[]) =>
+      parse(await mustHelm(helm, ['template', RELEASE, CHART, '-n', NAMESPACE, ...values]))
+    const policies = (objects: K8sObject[]) =>
+      Object.fromEntries(
+        objects
+          .filter((o) => o.kind.endsWith('WebhookConfiguration'))
+          .flatMap((o) => o['webhooks'] as { name: string; failurePolicy: string }[])
+          .map((w) => [w.name.split('.')[0], w.failurePolicy]),
+      )
+    const argsOf = (objects: K8sObject[]) =>
+      (
+        objects.find((o) => o.kind === 'Deployment') as unknown as {
+          spec: { template: { spec: { containers: { args: string[] }[] } } }
+        }
+      ).spec.template.spec.containers[0]?.args ?? []
+    const defaults = await render([])
+    t.same(policies(defaults), {
+      deployments: 'Fail',
+      'deployments-scale': 'Fail',
+      runconfigs: 'Fail',
+      webhookconfigs: 'Fail',
+      workloads: 'Ignore',
+    })
+    t.same(
+      argsOf(defaults).filter((a) => /validation-actions|mutation-mode/.test(a)),
+      [],
+    )
+    const watching = await render([
+      '--set',
+      'validationActions={Warn,Audit}',
+      '--set',
+      'mutationMode=observe',
+    ])
+    t.same(Object.values(policies(watching)), ['Ignore', 'Ignore', 'Ignore', 'Ignore', 'Ignore'])
+    t.same(
+      argsOf(watching).filter((a) => /validation-actions|mutation-mode/.test(a)),
+      ['--validation-actions=Warn,Audit', '--mutation-mode=observe'],
+    )
+    // Mutations applied, validations still watched: only the validating webhooks fail open.
+    t.same(policies(await render(['--set', 'validationActions={Audit}'])), {
+      deployments: 'Fail',
+      'deployments-scale': 'Fail',
+      runconfigs: 'Fail',
+      webhookconfigs: 'Ignore',
+      workloads: 'Ignore',
+    })
+    const refused = await helm([
+      'template',
+      RELEASE,
+      CHART,
+      '-n',
+      NAMESPACE,
+      '--set',
+      'validationActions={Deny,Warn}',
+    ])
+    t.not(refused.code, 0, 'Deny with Warn is refused, as the service refuses it')
+    t.match(refused.stderr, /validationActions/)
+  },
+)
+
 t.test('mistyped values fail the render with the reason', async (t) => {
   const failures: [string, string[], RegExp][] = [
     ['an unknown key', ['--set', 'replicass=3'], /additional properties 'replicass' not allowed/],
