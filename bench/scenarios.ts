@@ -5,7 +5,7 @@
  * applied, computed in-process by the same pipeline the server runs.
  */
 
-import { applyPatch } from '../src/admission/patch.ts'
+import { applyPatch } from '../test/helpers/apply-patch.ts'
 import type { PatchOperation } from '../src/admission/patch.ts'
 import type { AdmissionReviewResponse, WebhookName } from '../src/admission/review.ts'
 import { createAdmission } from '../src/admission/webhook.ts'

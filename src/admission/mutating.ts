@@ -37,8 +37,23 @@ export function mutatingHandler<Facts>(mutator: Mutator<Facts>): Handler {
     const facts = await mutator.gather(request, view)
     const result = mutator.mutate(cloneJson(original), facts)
     if (isRefused(result)) return refused(result.violations, result.warnings, subjectOf(request))
-    return admitted(diff(original, result.object), result.warnings)
+    const patch = diff(original, result.object)
+    return admitted(
+      patch,
+      result.warnings,
+      withManagedFieldsOf(request.object ?? original, result.object),
+    )
   }
+}
+
+/**
+ * The mutated object as the API server stores it: the request's `managedFields` (left out of the
+ * copy the rule changed) put back where they were, which no patch ever touches.
+ */
+function withManagedFieldsOf(request: KubeObject, mutated: KubeObject): KubeObject {
+  const managedFields = isRecord(request.metadata) ? request.metadata['managedFields'] : undefined
+  if (managedFields === undefined || !isRecord(mutated.metadata)) return mutated
+  return { ...mutated, metadata: { ...mutated.metadata, managedFields } }
 }
 
 /** `object` with the same values but no `metadata.managedFields`; two shallow copies at most. */

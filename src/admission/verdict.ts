@@ -4,6 +4,7 @@
  * depending on how the service is told to act on it.
  */
 
+import type { KubeObject } from '../policy/kube/object.ts'
 import type { FieldViolation } from '../policy/messages/field-errors.ts'
 import type { PatchOperation } from './patch.ts'
 import type { AdmissionRequest } from './review.ts'
@@ -21,6 +22,8 @@ export type Verdict =
       readonly kind: 'admitted'
       readonly patch: readonly PatchOperation[]
       readonly warnings: readonly string[]
+      /** A mutating rule's result: the request object with `patch` applied (the CLI stores it). */
+      readonly object?: KubeObject
     }
   /** A rule is broken: each violation names its field (or none, for a refusal of a DELETE). */
   | {
@@ -30,12 +33,13 @@ export type Verdict =
       readonly subject: DeniedSubject
     }
 
-/** Admitted, with `patch` (empty: unchanged). */
+/** Admitted, with `patch` (empty: unchanged) and, from a mutating rule, the object it made. */
 export function admitted(
   patch: readonly PatchOperation[] = [],
   warnings: readonly string[] = [],
+  object?: KubeObject,
 ): Verdict {
-  return { kind: 'admitted', patch, warnings }
+  return { kind: 'admitted', patch, warnings, ...(object ? { object } : {}) }
 }
 
 /** Refused for `violations`. */

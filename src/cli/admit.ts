@@ -6,11 +6,11 @@
  * webhook's.
  */
 
-import { applyPatch } from '../admission/patch.ts'
 import type { PatchOperation } from '../admission/patch.ts'
 import { requestFor, reviewOf } from '../admission/request.ts'
 import type { AdmissionResponse, Operation } from '../admission/review.ts'
 import type { Admission } from '../admission/webhook.ts'
+import type { Verdict } from '../admission/verdict.ts'
 import type { CrdCatalog } from '../policy/crd/crd-catalog.ts'
 import { TOOLHIVE_GROUP } from '../policy/kinds.ts'
 import { groupOf } from '../policy/kube/object.ts'
@@ -108,8 +108,10 @@ export async function admit(
 
   const mutation = await answer(admission, withNamespace, 'mutate', ns, options)
   if (!mutation.response.allowed) return refusal('mutate', mutation, [...crdWarnings])
-  const patch = decodePatch(mutation.response)
-  const mutated = applyPatch(withNamespace, patch)
+  // The mutating rule's own result, not our patch applied again (tests hold the two equal).
+  const patch = mutation.verdict?.kind === 'admitted' ? [...mutation.verdict.patch] : []
+  const mutated =
+    (mutation.verdict?.kind === 'admitted' ? mutation.verdict.object : undefined) ?? withNamespace
 
   const validation = await answer(admission, mutated, 'validate', ns, options)
   const warnings = [
@@ -129,6 +131,7 @@ export async function admit(
 
 interface Answer {
   readonly response: AdmissionResponse
+  readonly verdict: Verdict | undefined
   readonly rule: string | undefined
 }
 
@@ -151,7 +154,7 @@ async function answer(
     webhook,
   )
   if (!outcome.ok) throw new UsageError(outcome.message) // only if requestFor built a bad envelope
-  return { response: outcome.review.response, rule: outcome.route?.rule }
+  return { response: outcome.review.response, verdict: outcome.verdict, rule: outcome.route?.rule }
 }
 
 function refusal(
@@ -171,10 +174,4 @@ function refusal(
     causes: causes.length > 0 ? causes : [response.status?.message ?? 'denied'],
     warnings: [...warnings, ...(response.warnings ?? [])],
   }
-}
-
-function decodePatch(response: AdmissionResponse): PatchOperation[] {
-  return response.patch === undefined
-    ? []
-    : (JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as PatchOperation[])
 }

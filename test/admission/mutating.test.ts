@@ -10,6 +10,7 @@ import { createAdmission } from '../../src/admission/webhook.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { patchOf, review } from '../helpers/objects.ts'
+import { applyPatch } from '../helpers/apply-patch.ts'
 import { proxyDeployment, runConfigFor, workload } from '../helpers/proxy.ts'
 
 type Any = Record<string, any>
@@ -74,4 +75,24 @@ t.test('a proxy Deployment with managedFields gets the patch it gets without the
   const actual = await patchFor(withManagedFields(deployment))
   t.same(actual, expected)
   t.notMatch(JSON.stringify(actual), /managedFields/)
+})
+
+t.test('the object a mutating rule hands over is its own patch applied (the oracle)', async (t) => {
+  const owner = workload('MCPServer', 'demo', { spec: { transport: 'stdio' } })
+  const admission = createAdmission({
+    view: new MemoryView([owner, runConfigFor('MCPServer', 'demo')]),
+  })
+  for (const object of [
+    withManagedFields(proxyDeployment('MCPServer', 'demo', { replicas: 3 })),
+    proxyDeployment('MCPServer', 'demo', {
+      env: [{ name: 'THV_MCPSERVER_GENERATION', value: '0' }],
+    }),
+    withManagedFields(runConfigFor('MCPServer', 'demo')),
+  ]) {
+    const outcome = await admission.review(review(object), 'mutate')
+    const verdict = outcome.ok ? outcome.verdict : undefined
+    if (verdict?.kind !== 'admitted') throw new Error('not admitted')
+    t.ok(verdict.patch.length > 0, `${String(object['kind'])}: something to patch`)
+    t.same(verdict.object, applyPatch(object, verdict.patch), String(object['kind']))
+  }
 })

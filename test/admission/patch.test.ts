@@ -1,5 +1,6 @@
 import t from 'tap'
-import { applyPatch, diff } from '../../src/admission/patch.ts'
+import { diff } from '../../src/admission/patch.ts'
+import { applyPatch } from '../helpers/apply-patch.ts'
 
 t.test('diff then applyPatch reproduces the mutated document', async (t) => {
   const original = { a: { b: [1, 2, 3], 'x/y~z': 'v' }, gone: true }

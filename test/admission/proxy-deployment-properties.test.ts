@@ -7,7 +7,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { cloneJson } from '../../src/admission/clone.ts'
-import { applyPatch } from '../../src/admission/patch.ts'
+import { applyPatch } from '../helpers/apply-patch.ts'
 import { createAdmission } from '../../src/admission/webhook.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'

@@ -8,7 +8,7 @@ import { ClusterReadError } from '../../src/cluster/view.ts'
 import { proxyDeployment } from '../helpers/proxy.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { violation } from '../../src/policy/messages/field-errors.ts'
-import { applyPatch } from '../../src/admission/patch.ts'
+import { applyPatch } from '../helpers/apply-patch.ts'
 import { MAX_NESTING } from '../../src/policy/kube/nesting.ts'
 import { VECTOR_CHECKSUM, patchOf, review, runConfigMap } from '../helpers/objects.ts'
 

@@ -9,7 +9,8 @@
 import fc from 'fast-check'
 import { trimForView } from '../../src/cluster/trim.ts'
 import { cloneJson } from '../../src/admission/clone.ts'
-import { applyPatch, diff } from '../../src/admission/patch.ts'
+import { diff } from '../../src/admission/patch.ts'
+import { applyPatch } from '../helpers/apply-patch.ts'
 import {
   contentChecksum,
   isRunConfigMap,
