@@ -7,10 +7,13 @@
 import { stringify as toYaml } from 'yaml'
 import { createAdmission } from '../admission/webhook.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
-import { loadObjects } from '../cluster/load-objects.ts'
+import { ObjectFileError, loadObjects, loadSourcedObjects } from '../cluster/load-objects.ts'
+import type { SourcedObject } from '../cluster/load-objects.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import { toolHiveKind } from '../policy/kinds.ts'
-import { terminalText } from '../policy/messages/render.ts'
+import { productRoutes } from '../admission/routes.ts'
+import { TOOLHIVE_GROUP, toolHiveKind } from '../policy/kinds.ts'
+import { groupOf } from '../policy/kube/object.ts'
+import { jsonQuoted, terminalText } from '../policy/messages/render.ts'
 import { admit } from './admit.ts'
 import type { AdmitVerdict, CrdStep } from './admit.ts'
 import { loadCrdCatalog, servedByCatalog } from './crds.ts'
@@ -35,7 +38,18 @@ interface CheckOptions {
 interface CheckedObject {
   readonly label: string
   readonly verdict: AdmitVerdict
+  /** False when no rule of mcp-admission and no CRD given applies to the object's kind. */
+  readonly checked: boolean
 }
+
+/** What is said when no CRD is given: the API server's own checks were not simulated. */
+export const CRDS_NOT_CHECKED =
+  "the CRDs' schemas and CEL rules were not checked: give --crds DIR or --kubeconfig FILE to check them as the API server does"
+
+/** The kinds some webhook rule answers, by `group/kind`. */
+const ROUTED_KINDS: ReadonlySet<string> = new Set(
+  productRoutes().map((route) => `${route.group}/${route.kind}`),
+)
 
 export async function checkCommand(
   paths: readonly string[],
@@ -45,9 +59,13 @@ export async function checkCommand(
   if (paths.length === 0)
     throw new UsageError('check needs at least one file or directory to apply')
   const catalog = await loadCrdCatalog(options)
+  // --strict asks for what only the CRDs can say: without them it would pass unchecked input.
+  if (catalog === undefined && options.strict === true)
+    throw new UsageError(`--strict: ${CRDS_NOT_CHECKED}`)
   const crds = catalog && { catalog, strict: options.strict === true }
   const view = new MemoryView(await loadObjects(options.objects), servedByCatalog(catalog))
-  const results = await checkObjects(await loadObjects(paths), view, options.namespace, crds)
+  const objects = (await loadSourcedObjects(paths, { stdin: io.stdin })).map(withApiVersion)
+  const results = await checkObjects(objects, view, options.namespace, crds)
   const report = formatReport(results)
   if (options.output === 'text') {
     io.stdout.write(report)
@@ -61,7 +79,10 @@ export async function checkCommand(
         : admitted.map((o) => toYaml(o)).join('---\n'),
     )
   }
-  return results.some((r) => !r.verdict.admitted) ? EXIT.denied : EXIT.ok
+  // Said once the check is done (an unreadable input ends it with its own one line instead).
+  if (catalog === undefined) io.stderr.write(`mcp-admission: ${CRDS_NOT_CHECKED}\n`)
+  const unchecked = options.strict === true && results.some((r) => !r.checked)
+  return unchecked || results.some((r) => !r.verdict.admitted) ? EXIT.denied : EXIT.ok
 }
 
 /** Admits `objects` one by one into `view`; writes nothing, so checkCommand picks the output. */
@@ -76,9 +97,42 @@ async function checkObjects(
   for (const object of inDependencyOrder(objects)) {
     const verdict = await admit(admission, object, { namespace, crds })
     if (verdict.admitted) view.put(verdict.object)
-    results.push({ label: labelOf(object, namespace), verdict })
+    results.push({ label: labelOf(object, namespace), verdict, checked: isChecked(object, crds) })
   }
   return results
+}
+
+/** `group/version` (a DNS subdomain, a DNS-1035 label) or a core `version` such as `v1`. */
+const API_VERSION = /^(?:[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?\/)?[a-z](?:[-a-z0-9]*[a-z0-9])?$/
+
+/**
+ * The object, once it names an API version: kubectl refuses one that does not, and without it no
+ * rule or CRD could be found for it, so it would pass unchecked. One line naming where, exit 2.
+ */
+function withApiVersion({ object, where }: SourcedObject): KubeObject {
+  const apiVersion: unknown = object.apiVersion
+  const kind = terminalText(String(object.kind))
+  if (apiVersion === undefined || apiVersion === '')
+    throw new ObjectFileError(`${where}: ${kind} has no apiVersion`)
+  if (typeof apiVersion !== 'string')
+    throw new ObjectFileError(
+      `${where}: ${kind} apiVersion must be a string, got ${typeof apiVersion}`,
+    )
+  if (!API_VERSION.test(apiVersion) || apiVersion.length > 317)
+    throw new ObjectFileError(
+      `${where}: ${kind} apiVersion must be group/version or a version such as v1, got ${jsonQuoted(apiVersion)}`,
+    )
+  return object
+}
+
+/**
+ * Whether anything judged the object: a webhook rule for its kind, or (given CRDs) its CRD, or the
+ * API server's refusal of a ToolHive kind no CRD serves.
+ */
+function isChecked(object: KubeObject, crds: CrdStep | undefined): boolean {
+  const group = groupOf(object.apiVersion)
+  if (ROUTED_KINDS.has(`${group}/${String(object.kind)}`)) return true
+  return crds !== undefined && (group === TOOLHIVE_GROUP || crds.catalog.defines(object))
 }
 
 /**
@@ -111,8 +165,12 @@ function labelOf(object: KubeObject, namespace: string): string {
 /** The human-readable summary: one line per object, its patch, warnings and denials. */
 function formatReport(results: readonly CheckedObject[]): string {
   const lines: string[] = []
-  for (const { label, verdict } of results) {
-    if (verdict.admitted) {
+  for (const { label, verdict, checked } of results) {
+    if (verdict.admitted && !checked) {
+      lines.push(
+        `unchecked ${label}: no rule of mcp-admission and no CRD given applies to its kind`,
+      )
+    } else if (verdict.admitted) {
       const changes =
         verdict.patch.length === 0
           ? 'unchanged'
@@ -133,6 +191,10 @@ function formatReport(results: readonly CheckedObject[]): string {
   }
   const denied = results.filter((r) => !r.verdict.admitted).length
   const mutated = results.filter((r) => r.verdict.admitted && r.verdict.patch.length > 0).length
-  lines.push(`${results.length - denied} admitted (${mutated} mutated), ${denied} denied`)
+  const unchecked = results.filter((r) => r.verdict.admitted && !r.checked).length
+  const admitted = results.length - denied - unchecked
+  lines.push(
+    `${admitted} admitted (${mutated} mutated), ${denied} denied${unchecked > 0 ? `, ${unchecked} not checked` : ''}`,
+  )
   return `${lines.join('\n')}\n`
 }

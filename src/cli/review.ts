@@ -3,7 +3,7 @@
 import { createAdmission } from '../admission/webhook.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
-import { fileSystemError } from '../cluster/load-errors.ts'
+import { inputFileError } from '../cluster/load-errors.ts'
 import { printableLine } from '../policy/messages/render.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
 import { MiB, readBoundedFile, readBoundedStream } from '../files/bounded-read.ts'
@@ -45,7 +45,7 @@ export async function reviewCommand(
       : readBoundedFile(file, REVIEW_MAX_BYTES)
   const raw = (
     await read.catch((error: unknown) => {
-      throw new UsageError(fileSystemError(source, error).message)
+      throw new UsageError(inputFileError(source, error).message)
     })
   ).toString('utf8')
   let body: unknown

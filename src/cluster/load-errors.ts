@@ -21,3 +21,16 @@ export function fileSystemError(path: string, error: unknown): ObjectFileError {
     typeof errno === 'number' ? getSystemErrorMessage(errno) : (code ?? errorMessage(error))
   return new ObjectFileError(`${path}: ${printableLine(reason)}`)
 }
+
+/**
+ * fileSystemError for a file a command can also read from standard input (`check -`, `review -`):
+ * a pipe (`<(helm template …)`) may have no writer and never end, so it is not read as a file,
+ * and the line says what to do instead.
+ */
+export function inputFileError(path: string, error: unknown): ObjectFileError {
+  const refused = fileSystemError(path, error)
+  if (!refused.message.endsWith('(a FIFO)')) return refused
+  return new ObjectFileError(
+    `${refused.message}: to read a pipe, give - and pipe it to standard input`,
+  )
+}

@@ -1,22 +1,31 @@
 /** Reads Kubernetes objects from YAML/JSON files and directories (multi-document, `List` kinds). */
 
+import type { Readable } from 'node:stream'
 import { Composer, LineCounter, Parser } from 'yaml'
 import type { Document } from 'yaml'
 import { MAX_NESTING } from '../policy/kube/nesting.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { firstDuplicateKey } from './load-duplicate-keys.ts'
-import { ObjectFileError, fileSystemError } from './load-errors.ts'
-import { jsonQuoted, printableLine } from '../policy/messages/render.ts'
-import { readBoundedFile } from '../files/bounded-read.ts'
+import { ObjectFileError, inputFileError } from './load-errors.ts'
+import { errorMessage, jsonQuoted, printableLine } from '../policy/messages/render.ts'
+import { readBoundedFile, readBoundedStream } from '../files/bounded-read.ts'
 import { DIRECTORY_READS, OBJECT_FILE_MAX_BYTES, objectFilesOf } from './load-files.ts'
 
 export { ObjectFileError } from './load-errors.ts'
 
+/** Where `-` reads from, for the commands that take it (`check -`). */
+export interface ObjectSources {
+  readonly stdin?: Readable
+}
+
 /** Loads every object from the given files and directories (see `readObjects`). */
-export async function loadObjects(paths: readonly string[]): Promise<KubeObject[]> {
+export async function loadObjects(
+  paths: readonly string[],
+  sources: ObjectSources = {},
+): Promise<KubeObject[]> {
   const objects: KubeObject[] = []
-  for await (const object of readObjects(paths)) objects.push(object)
+  for await (const { object } of readSourcedObjects(paths, sources)) objects.push(object)
   return objects
 }
 
@@ -38,16 +47,35 @@ export interface SourcedObject {
 }
 
 /** Loads every object with where it was read, for messages that must name the file. */
-export async function loadSourcedObjects(paths: readonly string[]): Promise<SourcedObject[]> {
+export async function loadSourcedObjects(
+  paths: readonly string[],
+  sources: ObjectSources = {},
+): Promise<SourcedObject[]> {
   const objects: SourcedObject[] = []
-  for await (const sourced of readSourcedObjects(paths)) objects.push(sourced)
+  for await (const sourced of readSourcedObjects(paths, sources)) objects.push(sourced)
   return objects
 }
 
 /** readObjects, each object with where it was read. */
-async function* readSourcedObjects(paths: readonly string[]): AsyncGenerator<SourcedObject> {
+async function* readSourcedObjects(
+  paths: readonly string[],
+  sources: ObjectSources = {},
+): AsyncGenerator<SourcedObject> {
   const objectsPerFile = new Map<string, number>() // by real path
+  let stdinRead = false
   for (const path of paths) {
+    if (path === '-' && sources.stdin !== undefined) {
+      if (stdinRead) throw new ObjectFileError('-: standard input can be read only once')
+      stdinRead = true
+      const found = objectsIn(await readStdin(sources.stdin), STDIN)
+      let count = 0
+      for (const object of found) {
+        count++
+        yield object
+      }
+      if (count === 0) throw new ObjectFileError(`${STDIN}: no objects found`)
+      continue
+    }
     const { directory, files } = await objectFilesOf(path)
     let found = 0
     for (const file of files) {
@@ -345,11 +373,22 @@ function checkMetadata(object: KubeObject, where: string): void {
   }
 }
 
+const STDIN = 'standard input'
+
 async function read(file: string): Promise<string> {
   try {
     return (await readBoundedFile(file, OBJECT_FILE_MAX_BYTES)).toString('utf8')
   } catch (error) {
-    throw fileSystemError(file, error)
+    throw inputFileError(file, error)
+  }
+}
+
+/** Standard input, bounded like a file. */
+async function readStdin(stdin: Readable): Promise<string> {
+  try {
+    return (await readBoundedStream(stdin, OBJECT_FILE_MAX_BYTES, STDIN)).toString('utf8')
+  } catch (error) {
+    throw new ObjectFileError(`${STDIN}: ${errorMessage(error)}`)
   }
 }
 

@@ -166,3 +166,22 @@ t.test('with CRDs, a ToolHive kind they do not serve is off, as in such a cluste
       '    no matches for kind "MCPWebhookConfig" in version "toolhive.stacklok.dev/v1alpha1": no CustomResourceDefinition given serves it\n',
   )
 })
+
+t.test('with --strict, an object nothing checks fails the check (exit 1)', async (t) => {
+  const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'ns' } }
+  const dir = t.testdir({
+    'crds.json': json(PROBE_CRD),
+    'objects.json': json({ apiVersion: 'v1', kind: 'List', items: [probe({}), service] }),
+  })
+  const args = ['check', '--crds', join(dir, 'crds.json'), join(dir, 'objects.json')]
+  const plain = await runCli(args)
+  t.equal(plain.code, 0, 'reported, not failed, without --strict')
+  t.match(
+    plain.stdout,
+    'unchecked Service ns/web: no rule of mcp-admission and no CRD given applies to its kind\n',
+  )
+  t.match(plain.stdout, /1 admitted \(0 mutated\), 0 denied, 1 not checked\n$/)
+  t.equal(plain.stderr, '', 'CRDs given: nothing said about them')
+  const strict = await runCli([...args.slice(0, 1), '--strict', ...args.slice(1)])
+  t.equal(strict.code, 1)
+})

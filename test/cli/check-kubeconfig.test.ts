@@ -44,7 +44,7 @@ const OBJECTS = json({
   items: [
     toolHiveProbe({ timeout: '-1s' }, 'bad'),
     toolHiveProbe({ replica: 3 }, 'typo'),
-    // Of another group's CRD, which the cluster serves but check does not take: not judged.
+    // Of another group's CRD, which the cluster serves but check does not take: not checked.
     probe({ timeout: '-1s' }, { metadata: { name: 'other', namespace: 'ns' } }),
   ],
 })
@@ -81,7 +81,11 @@ t.test('the cluster ToolHive CRDs judge objects as the same CRDs given as files'
       '    spec.timeout: Invalid value: "-1s": timeout must be non-negative\n',
   )
   t.match(fromCluster.stdout, 'admitted Probe ns/typo: unchanged\n    warning: unknown field')
-  t.match(fromCluster.stdout, /admitted Probe ns\/other: unchanged\n/, "another group's CRD")
+  t.match(
+    fromCluster.stdout,
+    'unchecked Probe ns/other: no rule of mcp-admission and no CRD given applies to its kind\n',
+    "another group's CRD is reported as not checked, never as admitted",
+  )
   t.same(
     fake.requests.map((r) => [r.path, r.query.limit, r.query.continue]),
     [

@@ -29,8 +29,11 @@ t.test('check admits files and reports what changed (exit 0)', async (t) => {
     result.stdout,
     /admitted ConfigMap default\/demo-runconfig: mutated \(1 patch operations\)\n {4}add \/metadata\/annotations/,
   )
-  t.match(result.stdout, /admitted Service default\/web: unchanged/)
-  t.match(result.stdout, /2 admitted \(1 mutated\), 0 denied\n$/)
+  t.match(
+    result.stdout,
+    /unchecked Service default\/web: no rule of mcp-admission and no CRD given applies to its kind/,
+  )
+  t.match(result.stdout, /1 admitted \(1 mutated\), 0 denied, 1 not checked\n$/)
 })
 
 t.test('--output yaml prints the admitted objects; the report goes to stderr', async (t) => {
@@ -150,13 +153,13 @@ t.test(
     ]
     for (const [name, shown] of names) {
       const dir = t.testdir({
-        'cm.json': JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name } }),
+        'cm.json': JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } }),
       })
       const result = await runCli(['check', join(dir, 'cm.json')])
       t.equal(result.code, 0, JSON.stringify(name))
       t.equal(
         result.stdout,
-        `admitted Service default/${shown}: unchanged\n1 admitted (0 mutated), 0 denied\n`,
+        `admitted ConfigMap default/${shown}: unchanged\n1 admitted (0 mutated), 0 denied\n`,
         JSON.stringify(name),
       )
     }
@@ -189,7 +192,63 @@ t.test('inputs check cannot read exactly: exit 2 and one line, JSON as YAML', as
     )
   }
   const bom = t.testdir({
-    'bom.json': '\uFEFF{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"}}',
+    'bom.json': '\uFEFF{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}',
   })
   t.match(await runCli(['check', join(bom, 'bom.json')]), { code: 0, stdout: /1 admitted/ })
+})
+
+t.test('check - reads standard input, bounded like a file', async (t) => {
+  const piped = await runCli(['check', '-'], CONFIGMAP_YAML)
+  t.equal(piped.code, 0, piped.stderr)
+  t.match(piped.stdout, /^admitted ConfigMap default\/demo-runconfig: mutated/)
+  const empty = await runCli(['check', '-'], '')
+  t.equal(empty.code, 2)
+  t.equal(empty.stderr, 'mcp-admission: standard input: no objects found\n')
+  const twice = await runCli(['check', '-', '-'], CONFIGMAP_YAML)
+  t.equal(twice.code, 2)
+  t.equal(twice.stderr, 'mcp-admission: -: standard input can be read only once\n')
+})
+
+t.test('an object that names no API version is never reported as checked: exit 2', async (t) => {
+  const files: Record<string, [string, string]> = {
+    'none.yaml': ['kind: ConfigMap\nmetadata: {name: a}\n', 'ConfigMap has no apiVersion'],
+    'number.yaml': [
+      'apiVersion: 1\nkind: ConfigMap\nmetadata: {name: a}\n',
+      'ConfigMap apiVersion must be a string, got number',
+    ],
+    'path.yaml': [
+      'apiVersion: a/b/c\nkind: ConfigMap\nmetadata: {name: a}\n',
+      'ConfigMap apiVersion must be group/version or a version such as v1, got "a/b/c"',
+    ],
+    // The first document is fine; the second is the one refused, by its number.
+    'second.yaml': [
+      `${CONFIGMAP_YAML}---\nkind: Service\nmetadata: {name: b}\n`,
+      'Service has no apiVersion',
+    ],
+  }
+  const dir = t.testdir(Object.fromEntries(Object.entries(files).map(([n, [text]]) => [n, text])))
+  for (const [name, [, reason]] of Object.entries(files)) {
+    const result = await runCli(['check', join(dir, name)])
+    t.equal(result.code, 2, name)
+    t.equal(result.stdout, '', `${name}: nothing reported`)
+    const document = name === 'second.yaml' ? 2 : 1
+    t.equal(result.stderr, `mcp-admission: ${join(dir, name)}, document ${document}: ${reason}\n`)
+  }
+})
+
+t.test('without CRDs, check says what it did not check; --strict needs them', async (t) => {
+  const dir = t.testdir({ 'cm.yaml': CONFIGMAP_YAML })
+  const plain = await runCli(['check', join(dir, 'cm.yaml')])
+  t.equal(plain.code, 0)
+  t.equal(
+    plain.stderr,
+    "mcp-admission: the CRDs' schemas and CEL rules were not checked: give --crds DIR or --kubeconfig FILE to check them as the API server does\n",
+  )
+  const strict = await runCli(['check', '--strict', join(dir, 'cm.yaml')])
+  t.equal(strict.code, 2)
+  t.equal(strict.stdout, '')
+  t.equal(
+    strict.stderr,
+    "mcp-admission: --strict: the CRDs' schemas and CEL rules were not checked: give --crds DIR or --kubeconfig FILE to check them as the API server does\n",
+  )
 })

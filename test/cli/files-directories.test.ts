@@ -39,9 +39,9 @@ t.test('check reads a mounted ConfigMap volume: each object once', async (t) => 
   t.equal(
     result.stdout,
     [
-      'admitted Service default/api: unchanged',
-      'admitted Service default/web: unchanged',
-      '2 admitted (0 mutated), 0 denied\n',
+      'unchecked Service default/api: no rule of mcp-admission and no CRD given applies to its kind',
+      'unchecked Service default/web: no rule of mcp-admission and no CRD given applies to its kind',
+      '0 admitted (0 mutated), 0 denied, 2 not checked\n',
     ].join('\n'),
   )
 })
@@ -58,9 +58,9 @@ t.test('check reads subdirectories and linked directories', async (t) => {
   await symlink(shared, join(dir, 'shared'))
   const result = await runCli(['check', dir])
   t.equal(result.code, 0, result.stderr)
-  t.match(result.stdout, /admitted Service default\/in-subdirectory/)
-  t.match(result.stdout, /admitted Service default\/linked/)
-  t.match(result.stdout, /2 admitted \(0 mutated\), 0 denied\n$/)
+  t.match(result.stdout, /unchecked Service default\/in-subdirectory/)
+  t.match(result.stdout, /unchecked Service default\/linked/)
+  t.match(result.stdout, /0 admitted \(0 mutated\), 0 denied, 2 not checked\n$/)
 })
 
 t.test('a directory with no object files: exit 2, one line, nothing checked', async (t) => {

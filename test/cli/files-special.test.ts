@@ -53,16 +53,24 @@ async function specialFiles(t: Test) {
   return { dir, fifo, fifoInDir, socket, zeroLink, fifoLink }
 }
 
+/** What an object file that is a pipe is told: how to read a pipe instead. */
+const INPUT_PIPE_HINT = ': to read a pipe, give - and pipe it to standard input'
+
 /** [path, what the line says about it] for every kind of file that is not one. */
-async function notRegular(t: Test): Promise<(readonly [string, string])[]> {
+async function notRegular(
+  t: Test,
+  { input = true }: { readonly input?: boolean } = {},
+): Promise<(readonly [string, string])[]> {
   const files = await specialFiles(t)
+  // A file a command can also read from standard input says how to read a pipe.
+  const PIPE_HINT = input ? INPUT_PIPE_HINT : ''
   return [
     ['/dev/zero', 'not a regular file (a character device)'],
     ['/dev/null', 'not a regular file (a character device)'],
     ['/dev/urandom', 'not a regular file (a character device)'],
     [files.zeroLink, 'not a regular file (a character device)'],
-    [files.fifo, 'not a regular file (a FIFO)'],
-    [files.fifoLink, 'not a regular file (a FIFO)'],
+    [files.fifo, `not a regular file (a FIFO)${PIPE_HINT}`],
+    [files.fifoLink, `not a regular file (a FIFO)${PIPE_HINT}`],
     [files.socket, 'not a regular file (a socket)'],
   ]
 }
@@ -103,7 +111,7 @@ t.test('review refuses a review file that is not a regular file', async (t) => {
 })
 
 t.test('--client-ca that is not a regular file: exit 2 before anything listens', async (t) => {
-  const rows = await notRegular(t)
+  const rows = await notRegular(t, { input: false })
   for (const [path, reason] of rows) {
     refusedWith(
       t,

@@ -21,6 +21,7 @@ import {
   waitUntilWebhooksAreCalled,
 } from './harness/environment.ts'
 import type { RunningAdmission } from './harness/environment.ts'
+import { runCli } from '../helpers/cli.ts'
 import { ensureHelm, helmFor, mustHelm } from './harness/helm.ts'
 import { mustKubectl } from './harness/kubectl.ts'
 import { waitFor } from './harness/processes.ts'
@@ -268,6 +269,27 @@ t.test(
     t.match(refused.stderr, /validationActions/)
   },
 )
+
+t.test('helm template piped into check --crds DIR - is checked as a file would be', async (t) => {
+  const rendered = await mustHelm(helm, ['template', RELEASE, CHART, '-n', NAMESPACE])
+  const crds = ['mcpservers', 'mcpremoteproxies', 'virtualmcpservers', 'mcpwebhookconfigs'].flatMap(
+    (plural) => ['--crds', join(import.meta.dirname, `fixtures/crds/${plural}.yaml`)],
+  )
+  const piped = await runCli(['check', '--namespace', NAMESPACE, ...crds, '-'], rendered)
+  t.equal(piped.code, 0, piped.stderr)
+  t.match(piped.stdout, /admitted Deployment mcp-admission\/mcp-admission: unchanged\n/)
+  // cert-manager's kinds: nothing here judges them, and the report says so.
+  t.match(piped.stdout, /unchecked Certificate mcp-admission\/mcp-admission-serving: /)
+  const dir = t.testdir({ 'chart.yaml': rendered })
+  const fromFile = await runCli([
+    'check',
+    '--namespace',
+    NAMESPACE,
+    ...crds,
+    join(dir, 'chart.yaml'),
+  ])
+  t.equal(piped.stdout, fromFile.stdout, 'the same report as from a file')
+})
 
 t.test('mistyped values fail the render with the reason', async (t) => {
   const failures: [string, string[], RegExp][] = [
