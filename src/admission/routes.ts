@@ -8,7 +8,7 @@ import { ratchet } from '../policy/ratchet.ts'
 import { capStdioScale } from '../policy/stdio-scale.ts'
 import { validateWebhookConfig } from '../policy/webhook-config.ts'
 import { validateWebhookConfigDelete } from '../policy/webhook-config-delete.ts'
-import { validateWorkload } from '../policy/workload-validation.ts'
+import { workloadWarnings } from '../policy/workload-warnings.ts'
 import { mutatingHandler, pureMutator } from './mutating.ts'
 import { gatherProxyDeploymentFacts, gatherScaleFacts } from './proxy-facts.ts'
 import type { Route } from './router.ts'
@@ -99,14 +99,17 @@ function validationRoutes({ kind, group, validation }: ToolHiveKindEntry): Route
         ),
       ]
     case 'workload':
+      // Warnings only, so nothing to ratchet: the CRDs state what these objects may hold.
       return [
         route(
           ['CREATE', 'UPDATE'],
           'workload',
           validatingHandler({
             gather: gatherWorkloadFacts,
-            validate: (input, facts) =>
-              ratchet(input, (object) => validateWorkload({ ...input, object }, facts)),
+            validate: (input, facts) => ({
+              violations: [],
+              warnings: workloadWarnings(input, facts),
+            }),
           }),
         ),
       ]

@@ -2,7 +2,7 @@
 
 import type { ClusterView } from '../cluster/view.ts'
 import { isRecord } from '../policy/kube/object.ts'
-import type { WorkloadFacts } from '../policy/workload-validation.ts'
+import type { WorkloadFacts } from '../policy/workload-warnings.ts'
 import { withDeadline } from './deadline.ts'
 import type { AdmissionRequest } from './review.ts'
 

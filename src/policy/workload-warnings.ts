@@ -1,23 +1,38 @@
-/** DESIGN §5.2 warnings for ToolHive workloads: advice that never denies a write. */
+/**
+ * DESIGN §5.2: MCPServer, MCPRemoteProxy and VirtualMCPServer CREATE/UPDATE (every version). The
+ * cluster's CRDs are the one statement of what these objects may hold: the API server applies
+ * their schema and CEL rules, ratcheted on UPDATE, before any validating webhook sees the object.
+ * A copy of those rules here could only drift from the release installed and add false denials,
+ * so this rule repeats none of them and denies nothing: it warns about what a CRD cannot say.
+ */
 
-import type { JsonObject } from './kube/object.ts'
 import { isRecord } from './kube/object.ts'
-import type { WorkloadKind } from './kinds.ts'
+import { WORKLOAD_KINDS } from './kinds.ts'
 import { isStdioServer } from './proxy-owner.ts'
+import type { ValidationInput } from './result.ts'
 import { webhookConfigRefName } from './webhook-config-ref.ts'
 
-/** The warnings for a workload spec, each at most 120 characters. */
-export function workloadWarnings(
-  kind: WorkloadKind,
-  spec: JsonObject,
-  facts: { readonly webhookConfigExists?: boolean },
-): string[] {
+/** What the rule needs from the cluster; absent facts are unknown and warn about nothing. */
+export interface WorkloadFacts {
+  /** Whether the MCPWebhookConfig named by `spec.webhookConfigRef.name` exists in the namespace. */
+  readonly webhookConfigExists?: boolean
+}
+
+/**
+ * The warnings for a workload's CREATE or UPDATE (rendering cuts each to 120 characters); none
+ * for other kinds and operations. Only warnings: the type leaves no room for a denial.
+ */
+export function workloadWarnings(input: ValidationInput, facts: WorkloadFacts): string[] {
+  const object = input.object
+  if (input.operation !== 'CREATE' && input.operation !== 'UPDATE') return []
+  if (!isRecord(object) || !(WORKLOAD_KINDS as readonly unknown[]).includes(object.kind)) return []
+  // Whatever the CRD let through; a spec of another shape has nothing to warn about.
+  const spec = isRecord(object.spec) ? object.spec : {}
   const warnings: string[] = []
   const replicas = Number.isInteger(spec.replicas) ? (spec.replicas as number) : 0
-  const stdio = isStdioServer({ kind, spec })
   const storage = spec.sessionStorage
   const redis = isRecord(storage) && storage.provider === 'redis'
-  if (replicas > 1 && stdio) {
+  if (replicas > 1 && isStdioServer(object)) {
     warnings.push(
       `spec.replicas: stdio transport supports 1 replica; the proxy will run 1, not ${replicas}`,
     )
@@ -27,7 +42,7 @@ export function workloadWarnings(
       `spec.replicas: ${replicas} replicas without redis sessionStorage; sessions are not shared across replicas`,
     )
   }
-  const refName = webhookConfigRefName({ spec })
+  const refName = webhookConfigRefName(object)
   if (facts.webhookConfigExists === false && refName !== undefined) {
     warnings.push(
       `spec.webhookConfigRef.name: MCPWebhookConfig ${JSON.stringify(refName)} does not exist in this namespace`,

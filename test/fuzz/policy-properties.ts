@@ -34,8 +34,8 @@ import {
 import { capStdioScale } from '../../src/policy/stdio-scale.ts'
 import type { ScaleFacts } from '../../src/policy/stdio-scale.ts'
 import { validateWebhookConfig } from '../../src/policy/webhook-config.ts'
-import { validateWorkload } from '../../src/policy/workload-validation.ts'
-import type { WorkloadFacts } from '../../src/policy/workload-validation.ts'
+import { workloadWarnings } from '../../src/policy/workload-warnings.ts'
+import type { WorkloadFacts } from '../../src/policy/workload-warnings.ts'
 import type { ViewKind } from '../../src/cluster/view.ts'
 import {
   arbitraryObject,
@@ -187,15 +187,6 @@ const VIEW_KINDS: readonly ViewKind[] = [
   'MCPWebhookConfig',
 ]
 
-function validatorFor(
-  object: KubeObject | undefined,
-  facts: WorkloadFacts,
-): (object: KubeObject) => ValidationResult {
-  return object?.kind === 'MCPWebhookConfig'
-    ? (o) => validateWebhookConfig({ operation: 'CREATE', object: o, oldObject: undefined })
-    : (o) => validateWorkload({ operation: 'CREATE', object: o, oldObject: undefined }, facts)
-}
-
 const toolhiveObject = fc.oneof(
   { weight: 3, arbitrary: workload },
   { weight: 2, arbitrary: webhookConfig },
@@ -250,14 +241,14 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
       }),
   },
   {
-    name: 'validateWorkload: never throws, deterministic, pure',
+    name: 'workloadWarnings: never throws, deterministic, pure',
     runs: 200,
     property: () =>
       fc.property(nearOrAny(workload), operation, workloadFacts, (object, op, facts) => {
         wellBehavedValidation(
           { operation: op, object, oldObject: undefined },
-          (input) => validateWorkload(input, facts),
-          'validateWorkload',
+          (input) => ({ violations: [], warnings: workloadWarnings(input, facts) }),
+          'workloadWarnings',
         )
       }),
   },
@@ -269,9 +260,10 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
         toolhiveObject,
         fc.option(toolhiveObject, { nil: undefined }),
         operation,
-        workloadFacts,
-        (object, old, op, facts) => {
-          const validate = validatorFor(object, facts)
+        (object, old, op) => {
+          // The one rule that ratchets (the workload rule only warns), over any object.
+          const validate = (o: KubeObject) =>
+            validateWebhookConfig({ operation: 'CREATE', object: o, oldObject: undefined })
           const input: ValidationInput = { operation: op, object, oldObject: old }
           const result = wellBehavedValidation(input, (i) => ratchet(i, validate), 'ratchet')
           const plain = validate(clone(object))

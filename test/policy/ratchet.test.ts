@@ -10,7 +10,6 @@ import { parseFieldPath, valueAtPath } from '../../src/policy/kube/object-path.t
 import { ratchet } from '../../src/policy/ratchet.ts'
 import type { ValidationInput } from '../../src/policy/result.ts'
 import { validateWebhookConfig } from '../../src/policy/webhook-config.ts'
-import { validateWorkload } from '../../src/policy/workload-validation.ts'
 
 const OK_URL = 'https://hooks.example.com/check'
 
@@ -166,21 +165,17 @@ t.test('CREATE and a missing oldObject are not ratcheted', async (t) => {
   })
 })
 
-t.test('workloads keep their own warnings beside ratchet warnings', async (t) => {
-  const server = (replicas: number, rateLimiting: unknown): KubeObject => ({
-    kind: 'MCPServer',
-    spec: { transport: 'sse', replicas, rateLimiting },
-  })
-  const input = update(server(1, { shared: {} }), server(3, { shared: {} }))
-  const result = ratchet(input, (object) => validateWorkload({ ...input, object }, {}))
+t.test("the rule's own warnings stay beside ratchet warnings", async (t) => {
+  const hooks = [
+    { name: 'a', url: 'http://x' },
+    { name: 'b', url: 'http://y', tlsConfig: { insecureSkipVerify: true } },
+  ]
+  const result = validateConfig(update(config(hooks), config(hooks, { team: 'a' })))
   t.same(result.violations, [])
   t.same(result.warnings, [
-    'spec.replicas: 3 replicas without redis sessionStorage; sessions are not shared across replicas',
-    "spec.rateLimiting: pre-existing violation kept: Forbidden: rateLimiting requires sessionStorage with provider 'redis'",
+    'spec.validating[1].url: plain http is unencrypted; allowed only because insecureSkipVerify is true',
+    'spec.validating[0].url: pre-existing violation kept: Invalid value: "http://x": must use https unless tlsConfig.insecureSkipVerify is true',
   ])
-  const changed = update(server(1, { shared: {} }), server(1, { shared: { maxTokens: 2 } }))
-  const denied = ratchet(changed, (object) => validateWorkload({ ...changed, object }, {}))
-  t.equal(denied.violations.length, 1, 'editing rateLimiting itself re-checks it')
 })
 
 t.test('field paths', async (t) => {

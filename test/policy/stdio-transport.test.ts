@@ -9,7 +9,7 @@ import { mutateProxyDeployment } from '../../src/policy/proxy-deployment.ts'
 import { isRefused } from '../../src/policy/result.ts'
 import { desiredStatus } from '../../src/policy/status-conditions.ts'
 import { capStdioScale } from '../../src/policy/stdio-scale.ts'
-import { validateWorkload } from '../../src/policy/workload-validation.ts'
+import { workloadWarnings } from '../../src/policy/workload-warnings.ts'
 import { NAMESPACE, proxyDeployment, runConfigFor, workload } from '../helpers/proxy.ts'
 
 const TRANSPORTS: [label: string, transport: unknown, stdio: boolean][] = [
@@ -32,7 +32,7 @@ t.test('warning, Deployment cap, Scale cap and status condition agree', async (t
   for (const [label, transport, stdio] of TRANSPORTS) {
     const owner = server(transport)
 
-    const { warnings } = validateWorkload(
+    const warnings = workloadWarnings(
       { operation: 'CREATE', object: owner, oldObject: undefined },
       {},
     )

@@ -1,0 +1,178 @@
+import t from 'tap'
+import { MESSAGE_LIMITS, renderWarnings } from '../../src/policy/messages/render.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
+import type { ValidationInput } from '../../src/policy/result.ts'
+import { workloadWarnings } from '../../src/policy/workload-warnings.ts'
+import type { WorkloadFacts } from '../../src/policy/workload-warnings.ts'
+
+const KINDS = ['MCPServer', 'MCPRemoteProxy', 'VirtualMCPServer'] as const
+const REDIS = { provider: 'redis', address: 'redis:6379' }
+const THREE_NO_REDIS =
+  'spec.replicas: 3 replicas without redis sessionStorage; sessions are not shared across replicas'
+
+function workload(spec: unknown, kind: string = 'MCPServer', version = 'v1beta1'): KubeObject {
+  return {
+    apiVersion: `toolhive.stacklok.dev/${version}`,
+    kind,
+    metadata: { name: 'demo', namespace: 'default' },
+    spec,
+  }
+}
+
+function warnings(
+  object: KubeObject | undefined,
+  facts: WorkloadFacts = {},
+  operation: ValidationInput['operation'] = 'CREATE',
+): string[] {
+  return workloadWarnings({ operation, object, oldObject: undefined }, facts)
+}
+
+t.test('the warnings, each short', async (t) => {
+  const cases: {
+    name: string
+    spec: unknown
+    kind?: string
+    facts?: WorkloadFacts
+    expected: string[]
+  }[] = [
+    {
+      name: 'stdio with 3 replicas',
+      spec: { replicas: 3 },
+      expected: ['spec.replicas: stdio transport supports 1 replica; the proxy will run 1, not 3'],
+    },
+    {
+      name: 'explicit stdio with redis still capped',
+      spec: { transport: 'stdio', replicas: 2, sessionStorage: REDIS },
+      expected: ['spec.replicas: stdio transport supports 1 replica; the proxy will run 1, not 2'],
+    },
+    {
+      name: 'sse with 3 replicas and no redis',
+      spec: { transport: 'sse', replicas: 3 },
+      expected: [THREE_NO_REDIS],
+    },
+    {
+      name: 'sse with 3 replicas and redis',
+      spec: { transport: 'sse', replicas: 3, sessionStorage: REDIS },
+      expected: [],
+    },
+    {
+      name: 'remote proxy with 2 replicas and memory storage',
+      kind: 'MCPRemoteProxy',
+      spec: { replicas: 2, sessionStorage: { provider: 'memory' } },
+      expected: [
+        'spec.replicas: 2 replicas without redis sessionStorage; sessions are not shared across replicas',
+      ],
+    },
+    {
+      name: 'vMCP with 4 replicas',
+      kind: 'VirtualMCPServer',
+      spec: { replicas: 4 },
+      expected: [
+        'spec.replicas: 4 replicas without redis sessionStorage; sessions are not shared across replicas',
+      ],
+    },
+    { name: 'one replica', spec: { replicas: 1 }, expected: [] },
+    {
+      name: 'missing webhook config',
+      spec: { webhookConfigRef: { name: 'hooks' } },
+      facts: { webhookConfigExists: false },
+      expected: [
+        'spec.webhookConfigRef.name: MCPWebhookConfig "hooks" does not exist in this namespace',
+      ],
+    },
+    {
+      name: 'existing webhook config',
+      spec: { webhookConfigRef: { name: 'hooks' } },
+      facts: { webhookConfigExists: true },
+      expected: [],
+    },
+    {
+      name: 'unknown whether it exists',
+      spec: { webhookConfigRef: { name: 'hooks' } },
+      expected: [],
+    },
+  ]
+  for (const { name, spec, kind, facts, expected } of cases) {
+    t.same(warnings(workload(spec, kind), facts), expected, name)
+  }
+  const long = warnings(
+    workload({
+      transport: 'sse',
+      replicas: 2 ** 31 - 1,
+      webhookConfigRef: { name: 'h'.repeat(253) },
+    }),
+    { webhookConfigExists: false },
+  )
+  t.equal(long.length, 2)
+  const rendered = renderWarnings(long)
+  t.ok(
+    rendered.every((w) => w.length <= MESSAGE_LIMITS.warningChars),
+    'truncated to 120',
+  )
+  t.match(rendered[1], /^spec\.webhookConfigRef\.name: MCPWebhookConfig "hhh.*…$/)
+})
+
+t.test("the CRDs' rules are theirs: breaking them draws no word from this rule", async (t) => {
+  // Each of these breaks a rule of ToolHive's CRDs (schema or CEL) in some release; the API
+  // server denies it before this webhook is asked.
+  const specs: Record<string, unknown> = {
+    'negative and fractional counts': { replicas: -1, backendReplicas: 1.5 },
+    'replicas as a string': { replicas: '3' },
+    'proxyPort out of range': { proxyPort: 65536 },
+    'an unknown transport': { transport: 'http' },
+    'redis without address': { sessionStorage: { provider: 'redis' } },
+    'unknown provider, negative db, half a passwordRef': {
+      sessionStorage: { provider: 'etcd', db: -2, passwordRef: { name: 'Redis_Pass' } },
+    },
+    'webhookConfigRef without a name': { webhookConfigRef: {} },
+    'authzConfig with authzConfigRef': {
+      authzConfig: { type: 'inline' },
+      authzConfigRef: { name: 'shared' },
+    },
+    'rate limiting per user without session storage or authentication': {
+      rateLimiting: { perUser: {}, tools: [{ name: 'a', perUser: {} }] },
+    },
+    'a negative proxyReadTimeout': { proxyReadTimeout: '-1s' },
+  }
+  for (const kind of KINDS) {
+    for (const [name, spec] of Object.entries(specs)) {
+      t.same(warnings(workload(spec, kind), { webhookConfigExists: false }), [], `${kind}: ${name}`)
+    }
+  }
+})
+
+t.test('scope: kinds, versions and operations', async (t) => {
+  const spec = { transport: 'sse', replicas: 3 }
+  t.same(warnings(workload(spec, 'MCPServer', 'v1alpha1')), [THREE_NO_REDIS], 'v1alpha1')
+  t.same(warnings(workload(spec, 'MCPServer', 'v1beta1')), [THREE_NO_REDIS], 'v1beta1')
+  t.same(warnings(workload(spec, 'MCPWebhookConfig')), [], 'other ToolHive kinds')
+  t.same(warnings(workload(spec, 'Deployment')), [], 'other kinds')
+  t.same(warnings(workload(spec), {}, 'UPDATE'), [THREE_NO_REDIS], 'UPDATE')
+  for (const operation of ['DELETE', 'CONNECT'] as const) {
+    t.same(warnings(workload(spec), {}, operation), [], operation)
+  }
+})
+
+t.test('hostile input never throws', async (t) => {
+  const cases: { name: string; object: unknown }[] = [
+    { name: 'no object', object: undefined },
+    { name: 'null spec', object: workload(null) },
+    { name: 'array spec', object: workload([{ replicas: 3 }]) },
+    { name: 'the object is a number', object: 5 },
+    {
+      name: 'nested wrong types',
+      object: workload({
+        replicas: { n: 3 },
+        sessionStorage: 'redis',
+        webhookConfigRef: 'hooks',
+      }),
+    },
+    {
+      name: '__proto__ keys',
+      object: JSON.parse('{"kind":"MCPServer","spec":{"__proto__":{"replicas":3}}}'),
+    },
+  ]
+  for (const { name, object } of cases) {
+    t.same(warnings(object as KubeObject, { webhookConfigExists: false }), [], name)
+  }
+})
