@@ -11,7 +11,7 @@ import { requestFor, reviewOf } from '../admission/request.ts'
 import type { AdmissionResponse, Operation } from '../admission/review.ts'
 import type { Admission } from '../admission/webhook.ts'
 import type { Verdict } from '../admission/verdict.ts'
-import type { CrdCatalog } from '../policy/crd/crd-catalog.ts'
+import type { CrdCatalog, CrdVerdict } from '../policy/crd/crd-catalog.ts'
 import { TOOLHIVE_GROUP } from '../policy/kinds.ts'
 import { groupOf } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
@@ -60,6 +60,46 @@ export interface AdmitOptions {
   readonly oldObject?: KubeObject
 }
 
+/** What the API server's decoding of one write against the CRDs gives, before any webhook. */
+export type CrdStepResult =
+  /** No CRD is asked about the object's kind (not ToolHive's, not defined): the webhooks judge. */
+  | { readonly kind: 'unjudged' }
+  /** A ToolHive kind no CRD given serves: the API server has no such resource. */
+  | { readonly kind: 'unserved'; readonly message: string }
+  | { readonly kind: 'refused'; readonly verdict: Exclude<CrdVerdict, { allowed: true }> }
+  /** Pruned and defaulted, as the webhooks then receive it. */
+  | { readonly kind: 'decoded'; readonly object: KubeObject; readonly warnings: readonly string[] }
+
+/**
+ * The CRD's part of a write (the same for `check`, `review` and `audit`): the API server decodes
+ * a custom resource against its CRD (prunes, defaults) and validates it before the validating
+ * webhooks; the mutating webhook never changes these kinds, so the CRD's whole verdict comes first.
+ */
+export function crdStep(
+  crds: CrdStep,
+  input: {
+    readonly operation: 'CREATE' | 'UPDATE'
+    readonly object: KubeObject
+    readonly oldObject?: KubeObject | undefined
+  },
+): CrdStepResult {
+  const { object } = input
+  if (groupOf(object.apiVersion) === TOOLHIVE_GROUP && !crds.catalog.defines(object))
+    return {
+      kind: 'unserved',
+      message: `no matches for kind ${JSON.stringify(String(object.kind))} in version ${JSON.stringify(String(object.apiVersion))}: no CustomResourceDefinition given serves it`,
+    }
+  const verdict = crds.catalog.evaluate({
+    operation: input.operation,
+    object,
+    ...(input.oldObject ? { oldObject: input.oldObject } : {}),
+    strict: crds.strict,
+  })
+  if (verdict === undefined) return { kind: 'unjudged' }
+  if (!verdict.allowed) return { kind: 'refused', verdict }
+  return { kind: 'decoded', object: verdict.object, warnings: verdict.warnings }
+}
+
 /** Admits `object` as the API server would; reads nothing but `admission`'s view. */
 export async function admit(
   admission: Admission,
@@ -71,40 +111,24 @@ export async function admit(
     typeof object.metadata?.namespace === 'string' ? object.metadata.namespace : options.namespace
   let withNamespace: KubeObject = { ...object, metadata: { ...object.metadata, namespace: ns } }
 
-  // The API server decodes (prunes, defaults) and validates a custom resource against its CRD
-  // before the validating webhooks; the mutating webhook never changes these kinds, so the CRD's
-  // whole verdict can come first.
-  if (
-    crds !== undefined &&
-    groupOf(object.apiVersion) === TOOLHIVE_GROUP &&
-    !crds.catalog.defines(object)
-  ) {
-    // What the API server answers for a kind no CRD of the cluster serves.
-    return {
-      admitted: false,
-      webhook: 'server',
-      causes: [
-        `no matches for kind ${JSON.stringify(String(object.kind))} in version ${JSON.stringify(String(object.apiVersion))}: no CustomResourceDefinition given serves it`,
-      ],
-      warnings: [],
-    }
-  }
-  const crd = crds?.catalog.evaluate({
-    operation: options.operation ?? 'CREATE',
-    object: withNamespace,
-    ...(options.oldObject ? { oldObject: options.oldObject } : {}),
-    strict: crds.strict,
-  })
-  const crdWarnings = crd?.warnings ?? []
-  if (crd !== undefined && !crd.allowed) {
+  const crd =
+    crds &&
+    crdStep(crds, {
+      operation: options.operation ?? 'CREATE',
+      object: withNamespace,
+      oldObject: options.oldObject,
+    })
+  if (crd?.kind === 'unserved')
+    return { admitted: false, webhook: 'server', causes: [crd.message], warnings: [] }
+  if (crd?.kind === 'refused')
     return {
       admitted: false,
       webhook: 'crd',
-      causes: refusalCauses(crd),
-      warnings: [...crdWarnings],
+      causes: refusalCauses(crd.verdict),
+      warnings: [...crd.verdict.warnings],
     }
-  }
-  if (crd !== undefined) withNamespace = crd.object
+  const crdWarnings = crd?.kind === 'decoded' ? crd.warnings : []
+  if (crd?.kind === 'decoded') withNamespace = crd.object
 
   const mutation = await answer(admission, withNamespace, 'mutate', ns, options)
   if (!mutation.response.allowed) return refusal('mutate', mutation, [...crdWarnings])

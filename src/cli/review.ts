@@ -12,6 +12,7 @@ import type { KubeObject } from '../policy/kube/object.ts'
 import type { CrdCatalog } from '../policy/crd/crd-catalog.ts'
 import { denied, errored } from '../admission/response.ts'
 import { renderWarnings } from '../policy/messages/render.ts'
+import { crdStep } from './admit.ts'
 import { loadCrdCatalog, servedByCatalog } from './crds.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
@@ -91,21 +92,29 @@ function crdVerdict(catalog: CrdCatalog, body: unknown, strict: boolean): CrdRev
   const operation = request.operation
   if ((operation !== 'CREATE' && operation !== 'UPDATE') || !isRecord(request.object))
     return undefined
-  const verdict = catalog.evaluate({
-    operation,
-    object: request.object,
-    oldObject: isRecord(request.oldObject) ? request.oldObject : undefined,
-    strict,
-  })
-  if (verdict === undefined) return undefined
+  const object = request.object as KubeObject
+  const step = crdStep(
+    { catalog, strict },
+    {
+      operation,
+      object,
+      oldObject: isRecord(request.oldObject) ? request.oldObject : undefined,
+    },
+  )
+  if (step.kind === 'unjudged') return undefined
   const uid = typeof request.uid === 'string' ? request.uid : ''
   const review = (response: unknown) => ({
     apiVersion: body.apiVersion,
     kind: 'AdmissionReview',
     response,
   })
-  if (!verdict.allowed) {
-    const object = request.object as KubeObject
+  if (step.kind === 'unserved') {
+    // What the API server answers for a resource it does not serve: no webhook is called.
+    const status = { status: 'Failure', message: step.message, reason: 'NotFound', code: 404 }
+    return { refusal: review({ uid, allowed: false, status }), body, warnings: [] }
+  }
+  if (step.kind === 'refused') {
+    const { verdict } = step
     const response =
       'decodeError' in verdict
         ? errored(uid, 400, verdict.decodeError)
@@ -118,7 +127,7 @@ function crdVerdict(catalog: CrdCatalog, body: unknown, strict: boolean): CrdRev
   }
   // The CRD's warnings ride on the object's review: the webhook's own warnings follow them.
   return {
-    body: { ...body, request: { ...request, object: verdict.object } },
-    warnings: verdict.warnings,
+    body: { ...body, request: { ...request, object: step.object } },
+    warnings: step.warnings,
   }
 }

@@ -165,6 +165,18 @@ t.test('with CRDs, a ToolHive kind they do not serve is off, as in such a cluste
     'DENIED   MCPWebhookConfig ns/other by the API server:\n' +
       '    no matches for kind "MCPWebhookConfig" in version "toolhive.stacklok.dev/v1alpha1": no CustomResourceDefinition given serves it\n',
   )
+  // review takes the same step: the API server answers, no webhook is asked.
+  const reviewed = await runCli(
+    ['review', '--webhook', 'validate', ...workloads, '-'],
+    json(review(config)),
+  )
+  t.equal(reviewed.code, 1)
+  t.match(JSON.parse(reviewed.stdout), {
+    response: {
+      allowed: false,
+      status: { code: 404, reason: 'NotFound', message: /^no matches for kind "MCPWebhookConfig"/ },
+    },
+  })
 })
 
 t.test('with --strict, an object nothing checks fails the check (exit 1)', async (t) => {
