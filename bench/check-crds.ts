@@ -12,13 +12,13 @@
  * is bounded at 120 s. Takes about a minute on an idle 2-core machine.
  */
 
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { releaseSources } from '../test/e2e/toolhive/releases.ts'
 import type { KubeObject } from '../src/policy/kube/object.ts'
+import { runChild } from './child-run.ts'
 import { populationObjects, toYaml } from './population.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
@@ -111,37 +111,15 @@ async function main(): Promise<void> {
 }
 
 /** Runs `node args…`, timing the whole process; its last stdout line is the report's summary. */
-function run(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now()
-    const child = spawn(process.execPath, args, {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
-    })
-    let out = ''
-    let cpu = ''
-    child
-      .stdout!.setEncoding('utf8')
-      .on('data', (chunk: string) => (out = (out + chunk).slice(-4096)))
-    const fd3 = child.stdio[3] as NodeJS.ReadableStream
-    fd3.setEncoding('utf8')
-    fd3.on('data', (chunk: string) => (cpu += chunk))
-    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS)
-    child.once('error', reject)
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      const ms = performance.now() - started
-      if (code === null)
-        reject(new Error(`${args.join(' ')}: no answer within ${RUN_TIMEOUT_MS} ms`))
-      else
-        resolve({
-          ms,
-          cpuMs: Number(cpu.trim()) / 1000,
-          code,
-          summary: out.trim().split('\n').at(-1) ?? '',
-        })
-    })
-  })
+async function run(args: string[]): Promise<Run> {
+  const child = await runChild(args, { cwd: ROOT, timeoutMs: RUN_TIMEOUT_MS })
+  process.stderr.write(child.stderrTail)
+  return {
+    ms: child.ms,
+    cpuMs: child.cpuMs,
+    code: child.code,
+    summary: child.stdout.trim().split('\n').at(-1) ?? '',
+  }
 }
 
 function median(values: readonly number[]): number {

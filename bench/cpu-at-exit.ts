@@ -1,12 +1,15 @@
 /**
- * Loaded with `node --import` into a process the benchmark times (bench/check-crds.ts): at exit it
- * writes the process's CPU time (user + system, every thread, in µs) to file descriptor 3, which
- * wall-clock time on a shared machine does not show.
+ * Loaded with `node --import` into a process the benchmark times (bench/check-crds.ts,
+ * bench/audit.ts): at exit it writes the process's CPU time (user + system, every thread, in µs)
+ * and its peak resident set (VmHWM, in bytes) to file descriptor 3, as `<cpu> <peak>`. Wall-clock
+ * time on a shared machine does not show the first; the second is gone once the process is.
  */
 
-import { writeSync } from 'node:fs'
+import { readFileSync, writeSync } from 'node:fs'
 
 process.once('exit', () => {
   const { user, system } = process.cpuUsage()
-  writeSync(3, `${user + system}\n`)
+  const status = readFileSync('/proc/self/status', 'utf8')
+  const peakKiB = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN)
+  writeSync(3, `${user + system} ${peakKiB * 1024}\n`)
 })

@@ -1,11 +1,14 @@
 /**
- * A stand-in API server for bench/view-peak.ts: HTTPS on loopback, serving what the view
- * lists of the bench:cluster population (MCPServers and MCPWebhookConfigs) as list
- * pages shaped like kube-apiserver's (managedFields, uid, creationTimestamp, resourceVersion; no
- * apiVersion or kind on items), and holding every watch open without events until told to
- * expire them (410 Gone, after which a reflector lists everything again). Each page is built
- * when asked for, from the object's index, so the stand-in holds no population of its own and
- * its memory does not compete with the measured process.
+ * A stand-in API server for the benchmarks that read a cluster (bench/view-peak.ts,
+ * bench/audit.ts): HTTPS on loopback, serving the collections it is given as list pages shaped
+ * like kube-apiserver's (managedFields, uid, creationTimestamp, resourceVersion; no apiVersion or
+ * kind on items), filtered by `labelSelector` as the API server filters them, with API discovery
+ * for the ToolHive group, and holding every watch open without events until told to expire them
+ * (410 Gone, after which a reflector lists everything again). Each page is built when asked for,
+ * from the object's index, so the stand-in holds no population of its own and its memory does
+ * not compete with the measured process. With `cachePages` each page's bytes are kept once built
+ * and served again as they are: building a page of 500 proxy Deployments costs about as much CPU
+ * as parsing it, which a client timed against the stand-in on the same cores would pay twice.
  */
 
 import type { ServerResponse } from 'node:http'
@@ -13,39 +16,49 @@ import { createServer } from 'node:https'
 import type { Server } from 'node:https'
 import { VIEW_RESOURCES, resourcePath } from '../src/cluster/resources.ts'
 import type { KubeObject } from '../src/policy/kube/object.ts'
+import { stringMap } from '../src/policy/kube/object.ts'
 import { discoveryAnswer } from '../test/helpers/discovery-documents.ts'
 import { asCreated } from './cluster/etcd.ts'
 import { isStdio, namespaceOf, serverName } from './cluster/population.ts'
-import { mcpServer, webhookConfig, webhookConfigCount } from './population.ts'
+import { parseLabelSelector } from './label-selector.ts'
+import { mcpServer, uid, webhookConfig, webhookConfigCount } from './population.ts'
 
-const CREATED = '2026-01-01T00:00:00Z'
+export const CREATED = '2026-01-01T00:00:00Z'
 /** The list's resourceVersion; every object's is below it. */
 const LIST_VERSION = '9000000'
 
-interface Collection {
+/** One listed collection: `count` objects, each built from its index when a page is asked for. */
+export interface Collection {
   readonly count: number
   item(i: number): KubeObject
 }
 
-/** What each listed collection holds for a population of `servers`. */
-function collections(servers: number): Map<string, Collection> {
+/** MCPServer i of the bench:cluster population as stored: its uid, a generation of 1 to 9. */
+export function storedServer(i: number, configs: number): KubeObject {
+  const r = i % configs
+  const ref = i % 7 === 0 && namespaceOf(r) === namespaceOf(i) ? `hooks-${r}` : undefined
+  const server = mcpServer(serverName(i), namespaceOf(i), i, {
+    uid: '',
+    generation: 1,
+    stdio: isStdio(i),
+    overrides: i % 4 === 0,
+    ...(ref === undefined ? {} : { ref }),
+  })
+  const created = asCreated(server, CREATED, true)
+  // Fixed, not asCreated's random uid: a proxy Deployment's ownerReference names it.
+  created.metadata = { ...created.metadata, uid: serverUid(i), generation: 1 + (i % 9) }
+  return created
+}
+
+export function serverUid(i: number): string {
+  return uid(i, 0x5e7)
+}
+
+/** What the view lists of a population of `servers`: MCPServers and MCPWebhookConfigs. */
+export function viewCollections(servers: number): Map<string, Collection> {
   const configs = webhookConfigCount(servers)
   const byKind: Record<string, Collection> = {
-    MCPServer: {
-      count: servers,
-      item: (i) => {
-        const r = i % configs
-        const ref = i % 7 === 0 && namespaceOf(r) === namespaceOf(i) ? `hooks-${r}` : undefined
-        const server = mcpServer(serverName(i), namespaceOf(i), i, {
-          uid: '',
-          generation: 1,
-          stdio: isStdio(i),
-          overrides: i % 4 === 0,
-          ...(ref === undefined ? {} : { ref }),
-        })
-        return asCreated(server, CREATED, true)
-      },
-    },
+    MCPServer: { count: servers, item: (i) => storedServer(i, configs) },
     MCPWebhookConfig: {
       count: configs,
       item: (c) =>
@@ -65,9 +78,10 @@ function collections(servers: number): Map<string, Collection> {
  * `unknown` hears of any path it does not serve. Credentials are not checked.
  */
 export async function startListServer(
-  servers: number,
+  served: ReadonlyMap<string, Collection>,
   tls: { readonly key: string; readonly cert: string },
   unknown: (path: string) => void,
+  options: { readonly cachePages?: boolean } = {},
 ): Promise<{
   readonly url: string
   readonly objects: number
@@ -75,8 +89,8 @@ export async function startListServer(
   expireWatches(): Promise<void>
   close(): void
 }> {
-  const served = collections(servers)
   const watches = new Set<ServerResponse>()
+  const pages = options.cachePages === true ? new Map<string, Buffer>() : undefined
   let watchArrived = () => {}
   /** Resolves once every collection has a watch open. */
   const allWatched = () =>
@@ -108,16 +122,35 @@ export async function startListServer(
       watchArrived()
       return
     }
-    const start = Number(url.searchParams.get('continue') ?? '0')
+    const key = request.url ?? ''
+    const cached = pages?.get(key)
+    if (cached) {
+      answer(response, 200, cached)
+      return
+    }
+    let selected: ReturnType<typeof parseLabelSelector>
+    try {
+      selected = parseLabelSelector(url.searchParams.get('labelSelector') ?? '')
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      answer(response, 400, { kind: 'Status', apiVersion: 'v1', code: 400, message })
+      return
+    }
+    // A page holds up to `limit` objects the selector keeps, as the API server's does.
+    let end = Number(url.searchParams.get('continue') ?? '0')
     const limit = Number(url.searchParams.get('limit') ?? '500')
-    const end = Math.min(collection.count, start + limit)
     const items: KubeObject[] = []
-    for (let i = start; i < end; i++) items.push(listItem(collection.item(i), i))
+    for (; end < collection.count && items.length < limit; end++) {
+      const object = collection.item(end)
+      if (selected(stringMap(object.metadata?.labels) ?? {})) items.push(listItem(object, end))
+    }
     const metadata = {
       resourceVersion: LIST_VERSION,
       ...(end < collection.count ? { continue: String(end) } : {}),
     }
-    answer(response, 200, { kind: 'List', apiVersion: 'v1', metadata, items })
+    const page = Buffer.from(JSON.stringify({ kind: 'List', apiVersion: 'v1', metadata, items }))
+    pages?.set(key, page)
+    answer(response, 200, page)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
@@ -152,7 +185,8 @@ function listItem(object: KubeObject, i: number): KubeObject {
   return item
 }
 
+/** Answers with `body`: bytes as they are, anything else as JSON. */
 function answer(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' })
-  response.end(JSON.stringify(body))
+  response.end(Buffer.isBuffer(body) ? body : JSON.stringify(body))
 }

@@ -23,7 +23,8 @@ const NAMESPACES = 50
 /** Objects per written file: bounds the YAML parser's per-file AST while the server loads. */
 const OBJECTS_PER_FILE = 2_000
 
-function uid(i: number, salt: number): string {
+/** A uid unique to (i, salt), the same in every run. */
+export function uid(i: number, salt: number): string {
   const hex = (i * 2654435761 + salt).toString(16).padStart(12, '0').slice(-12)
   return `6f1d2c1e-${(salt & 0xffff).toString(16).padStart(4, '0')}-4c57-9d0e-${hex}`
 }

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ensureDevCertificates } from '../src/http/dev-certs.ts'
-import { startListServer } from './list-server.ts'
+import { startListServer, viewCollections } from './list-server.ts'
 import { memory } from './proc.ts'
 import { startProduct } from './processes.ts'
 
@@ -52,7 +52,9 @@ try {
   ]
   for (const servers of sizes) {
     const unknown = new Set<string>()
-    const cluster = await startListServer(servers, tls, (path) => unknown.add(path))
+    const cluster = await startListServer(viewCollections(servers), tls, (path) =>
+      unknown.add(path),
+    )
     try {
       const product = await startProduct({
         certDir,
