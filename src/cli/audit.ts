@@ -117,11 +117,16 @@ async function eachPage(
     limit: LIST_PAGE_SIZE,
     ...(labelSelector === undefined ? {} : { labelSelector }),
   })
-  try {
-    for await (const page of pages) await onPage(page)
-  } catch (error) {
-    if (error instanceof UsageError) throw error
-    throw unreachable(credentials, `list ${resource.plural}`, error)
+  // Only a failed read is the cluster's fault; anything `onPage` throws is passed on as it is.
+  for (;;) {
+    let next: IteratorResult<KubeObject[]>
+    try {
+      next = await pages.next()
+    } catch (error) {
+      throw unreachable(credentials, `list ${resource.plural}`, error)
+    }
+    if (next.done === true) return
+    await onPage(next.value)
   }
 }
 
