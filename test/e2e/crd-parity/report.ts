@@ -16,7 +16,8 @@ export function parseReport(report: string): Map<string, CheckVerdict> {
   let current: CheckVerdict | undefined
   for (const line of report.split('\n')) {
     const denied = /^DENIED {3}(.+) by (its CustomResourceDefinition|the \w+ webhook):$/.exec(line)
-    const admitted = /^admitted (.+): /.exec(line)
+    // `unchecked`: nothing judged it (a kind neither the webhooks nor the CRDs given know): not denied.
+    const admitted = /^(?:admitted|unchecked) (.+): /.exec(line)
     if (denied || admitted) {
       current = {
         crdDenied: denied?.[2] === 'its CustomResourceDefinition',
