@@ -64,7 +64,8 @@ export async function checkCommand(
     throw new UsageError(`--strict: ${CRDS_NOT_CHECKED}`)
   const crds = catalog && { catalog, strict: options.strict === true }
   const view = new MemoryView(await loadObjects(options.objects), servedByCatalog(catalog))
-  const objects = (await loadSourcedObjects(paths, { stdin: io.stdin })).map(withApiVersion)
+  const objects = await loadSourcedObjects(paths, { stdin: io.stdin })
+  for (const sourced of objects) withApiVersion(sourced)
   const results = await checkObjects(objects, view, options.namespace, crds)
   const report = formatReport(results)
   if (options.output === 'text') {
@@ -87,17 +88,27 @@ export async function checkCommand(
 
 /** Admits `objects` one by one into `view`; writes nothing, so checkCommand picks the output. */
 async function checkObjects(
-  objects: readonly KubeObject[],
+  objects: readonly SourcedObject[],
   view: MemoryView,
   namespace: string,
   crds: CrdStep | undefined,
 ): Promise<CheckedObject[]> {
   const admission = createAdmission({ view })
   const results: CheckedObject[] = []
-  for (const object of inDependencyOrder(objects)) {
+  const firstSeen = new Map<string, string>()
+  for (const { object, where } of inDependencyOrder(objects)) {
     const verdict = await admit(admission, object, { namespace, crds })
     if (verdict.admitted) view.put(verdict.object)
-    results.push({ label: labelOf(object, namespace), verdict, checked: isChecked(object, crds) })
+    const label = labelOf(object, namespace)
+    // The same object twice: each is checked, but the cluster would not take both as created.
+    const identity = `${groupOf(object.apiVersion)} ${label}`
+    const earlier = firstSeen.get(identity)
+    if (earlier === undefined) firstSeen.set(identity, where)
+    else
+      verdict.warnings.push(
+        `also in ${earlier}: kubectl create refuses the repeat (AlreadyExists); kubectl apply applies the later over the earlier`,
+      )
+    results.push({ label, verdict, checked: isChecked(object, crds) })
   }
   return results
 }
@@ -106,10 +117,10 @@ async function checkObjects(
 const API_VERSION = /^(?:[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?\/)?[a-z](?:[-a-z0-9]*[a-z0-9])?$/
 
 /**
- * The object, once it names an API version: kubectl refuses one that does not, and without it no
- * rule or CRD could be found for it, so it would pass unchecked. One line naming where, exit 2.
+ * Refuses an object that names no usable API version: kubectl refuses it, and without one no rule
+ * or CRD could be found for it, so it would pass unchecked. One line naming where, exit 2.
  */
-function withApiVersion({ object, where }: SourcedObject): KubeObject {
+function withApiVersion({ object, where }: SourcedObject): void {
   const apiVersion: unknown = object.apiVersion
   const kind = terminalText(String(object.kind))
   if (apiVersion === undefined || apiVersion === '')
@@ -122,7 +133,6 @@ function withApiVersion({ object, where }: SourcedObject): KubeObject {
     throw new ObjectFileError(
       `${where}: ${kind} apiVersion must be group/version or a version such as v1, got ${jsonQuoted(apiVersion)}`,
     )
-  return object
 }
 
 /**
@@ -140,8 +150,8 @@ function isChecked(object: KubeObject, crds: CrdStep | undefined): boolean {
  * name them), then ConfigMaps, then the rest, Deployments last: each is admitted after what its
  * policies read.
  */
-function inDependencyOrder(objects: readonly KubeObject[]): KubeObject[] {
-  const rank = (o: KubeObject): number =>
+function inDependencyOrder(objects: readonly SourcedObject[]): SourcedObject[] {
+  const rank = ({ object: o }: SourcedObject): number =>
     toolHiveKind(o.kind)?.checkRank ??
     (o.kind === 'ConfigMap' ? 10 : o.kind === 'Deployment' ? 12 : 11)
   return [...objects].sort((a, b) => rank(a) - rank(b)) // stable: file order within a rank
@@ -174,7 +184,7 @@ function formatReport(results: readonly CheckedObject[]): string {
       const changes =
         verdict.patch.length === 0
           ? 'unchanged'
-          : `mutated (${verdict.patch.length} patch operations)`
+          : `mutated (${verdict.patch.length} patch ${verdict.patch.length === 1 ? 'operation' : 'operations'})`
       lines.push(`admitted ${label}: ${changes}`)
       for (const op of verdict.patch) lines.push(`    ${op.op} ${terminalText(op.path)}`)
     } else {

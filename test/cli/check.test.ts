@@ -27,7 +27,7 @@ t.test('check admits files and reports what changed (exit 0)', async (t) => {
   t.equal(result.code, 0)
   t.match(
     result.stdout,
-    /admitted ConfigMap default\/demo-runconfig: mutated \(1 patch operations\)\n {4}add \/metadata\/annotations/,
+    /admitted ConfigMap default\/demo-runconfig: mutated \(1 patch operation\)\n {4}add \/metadata\/annotations/,
   )
   t.match(
     result.stdout,
@@ -251,4 +251,15 @@ t.test('without CRDs, check says what it did not check; --strict needs them', as
     strict.stderr,
     "mcp-admission: --strict: the CRDs' schemas and CEL rules were not checked: give --crds DIR or --kubeconfig FILE to check them as the API server does\n",
   )
+})
+
+t.test('the same object in two files is checked twice and said to be a repeat', async (t) => {
+  const dir = t.testdir({ 'a.yaml': CONFIGMAP_YAML, 'b.yaml': CONFIGMAP_YAML })
+  const result = await runCli(['check', dir])
+  t.equal(result.code, 0, 'a warning, not a denial: kubectl apply takes both')
+  t.match(
+    result.stdout,
+    `    warning: also in ${join(dir, 'a.yaml')}, document 1: kubectl create refuses the repeat (AlreadyExists); kubectl apply applies the later over the earlier\n`,
+  )
+  t.equal(result.stdout.match(/warning: also in/g)?.length, 1, 'only the repeat is marked')
 })
