@@ -187,6 +187,9 @@ interface CertificateWatcherOptions {
   readonly now?: () => Date
 }
 
+/** The longest delay a Node timer holds; a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /**
  * Keeps the served pair in step with the files; `current` is undefined until one loads. A pair
  * that is outside its validity (expired, or not yet valid) is served only while no valid one is:
@@ -199,6 +202,8 @@ export class CertificateWatcher {
   #watcher: FSWatcher | undefined
   #poll: NodeJS.Timeout | undefined
   #debounce: NodeJS.Timeout | undefined
+  /** Fires at the served pair's next validity boundary (`#armBoundary`). */
+  #boundary: NodeJS.Timeout | undefined
   #reloading: Promise<void> = Promise.resolve()
   #lastFailure = ''
   /** The served pair's validity problem last warned about, so each is logged once. */
@@ -233,6 +238,7 @@ export class CertificateWatcher {
   stop(): void {
     clearInterval(this.#poll)
     clearTimeout(this.#debounce)
+    clearTimeout(this.#boundary)
     this.#watcher?.close()
     this.#watcher = undefined
   }
@@ -276,7 +282,32 @@ export class CertificateWatcher {
     }
     if (problem === undefined) logger.info(fields, 'serving certificate loaded')
     this.#warnIfServedInvalid(now)
+    this.#armBoundary()
     this.#options.onPair(pair)
+  }
+
+  /**
+   * Wakes at the moment the served pair becomes valid or expires, so the warning is logged then
+   * and not at the next poll, which may be minutes away (readiness asks the time itself anyway).
+   * A boundary beyond what a Node timer holds (2^31−1 ms, some 24 days) is approached in steps.
+   */
+  #armBoundary(): void {
+    clearTimeout(this.#boundary)
+    const current = this.#current
+    if (current === undefined) return
+    const now = this.#now().getTime()
+    // Expired means strictly after notAfter (validityProblem): the first such millisecond.
+    const next = [current.notBefore.getTime(), current.notAfter.getTime() + 1].find((t) => t > now)
+    if (next === undefined) return
+    this.#boundary = setTimeout(
+      () => {
+        if (this.#current !== current) return // a newer pair armed its own
+        this.#warnIfServedInvalid(this.#now())
+        this.#armBoundary()
+      },
+      Math.min(next - now, MAX_TIMER_MS),
+    )
+    this.#boundary.unref()
   }
 
   /** One readable warning per distinct failure (a missing mount would otherwise log every poll). */

@@ -492,3 +492,40 @@ t.test('a matching pair of every key type is served, with no warning', async (t)
     t.equal(w.rejected(), 0, `${type}: nothing rejected`)
   }
 })
+
+t.test(
+  'a served certificate that expires is warned about then, not at the next poll',
+  async (t) => {
+    const dir = t.testdir()
+    // Valid for about two more seconds (X.509 times are whole seconds); the poll is a minute away.
+    const expiry = new Date(Math.ceil((Date.now() + 2_000) / 1000) * 1000)
+    await writeDevCertificates(
+      dir,
+      await createDevCertificates({
+        hosts: ['127.0.0.1'],
+        notBefore: new Date(Date.now() - DAY),
+        notAfter: expiry,
+      }),
+    )
+    const lines: Logged[] = []
+    const certificates = new CertificateWatcher({
+      dir,
+      pollIntervalMs: 60_000,
+      logger: pino(
+        { level: 'info' },
+        { write: (line: string) => lines.push(JSON.parse(line) as Logged) },
+      ),
+      onPair: () => undefined,
+    })
+    await certificates.start()
+    t.teardown(() => {
+      certificates.stop()
+    })
+    const warned = () => lines.some((line) => line.level === 40)
+    t.notOk(warned(), 'valid at start: no warning')
+    const deadline = expiry.getTime() + 1_500
+    while (!warned() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    const warning = lines.find((line) => line.level === 40)
+    t.match(warning?.msg, `serving certificate expired at ${expiry.toISOString()}`)
+  },
+)
