@@ -261,13 +261,21 @@ function redactSecretParameters(text: string, reading: Reading): string {
     ) {
       equals++
     }
-    if (text[equals] !== '=' || !isSecretName(text.slice(nameStart, equals))) {
+    if (text[equals] !== '=') {
       i = Math.max(i, equals - 1)
       continue
     }
     let end = equals + 1
     while (end < text.length && !isParameterEnd(text, end, reading)) end++
-    if (end > equals + 1 && text.slice(equals + 1, end) !== REDACTED) {
+    const value = text.slice(equals + 1, end)
+    // A name or value may hide a secret in percent-encoding: `acc%65ss_token=…`, or a whole URL
+    // carried in a parameter (`next=https%3A%2F%2Fadmin%3Ahunter2%40host`).
+    const secret = isSecretName(percentDecoded(text.slice(nameStart, equals))) || hidesSecret(value)
+    if (!secret) {
+      i = Math.max(i, equals - 1)
+      continue
+    }
+    if (end > equals + 1 && value !== REDACTED) {
       out.push(text.slice(copied, equals + 1), REDACTED)
       copied = end
     }
@@ -280,4 +288,23 @@ function isParameterEnd(text: string, i: number, reading: Reading): boolean {
   const c = text[i]
   if (c === '&' || c === ';' || c === '#') return true
   return reading === 'text' && isWordEnd(text, i, reading)
+}
+
+/** Each `%XX` as the byte's character (one byte at a time: enough to read ASCII names and URLs). */
+function percentDecoded(text: string): string {
+  if (!text.includes('%')) return text
+  return text.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  )
+}
+
+/**
+ * Whether a percent-encoded parameter value holds, once decoded, what would be redacted: a URL
+ * with user-info, a secret parameter, a fragment. Decoded again for a value encoded twice, a few
+ * times at most (each decoding shortens it, so this stays linear).
+ */
+function hidesSecret(value: string, depth = 0): boolean {
+  if (depth === 3 || !/%[0-9a-fA-F]{2}/.test(value)) return false
+  const decoded = percentDecoded(value)
+  return redact(decoded, 'value') !== decoded || hidesSecret(decoded, depth + 1)
 }

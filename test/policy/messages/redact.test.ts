@@ -9,6 +9,17 @@ import { quoteValue } from '../../../src/policy/messages/render.ts'
 
 /** [value as written, value redacted]: hostile and ordinary values, each read as one value. */
 const VALUES: [string, string][] = [
+  // Percent-encoding hides nothing: a URL carried in a parameter, a secret's encoded name, a
+  // value encoded twice; an ordinary encoded value stays.
+  [
+    'https://h/cb?next=https%3A%2F%2Fadmin%3Ahunter2%40evil.example%2F&x=1',
+    'https://h/cb?next=REDACTED&x=1',
+  ],
+  ['https://h/x?acc%65ss_token=hunter2&a=b', 'https://h/x?acc%65ss_token=REDACTED&a=b'],
+  ['https://h/x?api%2Dkey=hunter2', 'https://h/x?api%2Dkey=REDACTED'],
+  ['https://h/x?r=https%253A%252F%252Fu%253Ap%2540h', 'https://h/x?r=REDACTED'],
+  ['https://h/x?r=%2Fcb%3Faccess_token%3Dhunter2', 'https://h/x?r=REDACTED'],
+  ['https://h/x?page=2&q=%41bc%20def', 'https://h/x?page=2&q=%41bc%20def'],
   // User-info, whole, whatever the URL looks like.
   ['http://admin:hunter2@host', 'http://REDACTED@host'],
   ['https://ghp_token@github.com/org/repo', 'https://REDACTED@github.com/org/repo'],
@@ -145,6 +156,8 @@ t.test('redaction takes linear time on hostile values', async (t) => {
     times('//a'),
     times('\\"') + '@',
     times(' token='),
+    `?a=${times('%25')}`,
+    times('&a=%41'),
   ]
   for (const value of hostile) {
     t.type(redactValue(value), 'string')
