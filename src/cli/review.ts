@@ -51,7 +51,8 @@ export async function reviewCommand(
   ).toString('utf8')
   let body: unknown
   try {
-    body = JSON.parse(raw)
+    // A byte order mark is allowed at the start, as in object files.
+    body = JSON.parse(raw.startsWith('\uFEFF') ? raw.slice(1) : raw)
   } catch (error) {
     // V8's message quotes the text around the error: escaped, so a binary file prints no raw bytes.
     throw new UsageError(`${source} is not valid JSON: ${printableLine((error as Error).message)}`)

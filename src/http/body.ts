@@ -38,7 +38,8 @@ export function acceptJsonOnly(app: FastifyInstance): void {
       return
     }
     try {
-      done(null, JSON.parse(text))
+      // A byte order mark is read as for object files: allowed at the start, not part of the JSON.
+      done(null, JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text))
     } catch (error) {
       done(new BodyError(`request body is not valid JSON: ${(error as Error).message}`))
     }

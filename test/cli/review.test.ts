@@ -75,6 +75,13 @@ t.test('an in-band 400 (readable uid, broken request) prints the review and exit
   t.equal((JSON.parse(result.stdout) as AdmissionReviewResponse).response.status?.code, 400)
 })
 
+t.test('a review file may start with a byte order mark', async (t) => {
+  const dir = t.testdir({ 'bom.json': `\uFEFF${JSON.stringify(review(runConfigMap()))}` })
+  const result = await runCli(['review', join(dir, 'bom.json')])
+  t.equal(result.code, 0, result.stderr)
+  t.equal(patchOf((JSON.parse(result.stdout) as AdmissionReviewResponse).response).length, 1)
+})
+
 t.test('--help and --version exit 0', async (t) => {
   t.equal((await runCli(['--version'])).code, 0)
   const help = await runCli(['review', '--help'])

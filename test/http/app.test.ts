@@ -21,6 +21,36 @@ t.test('a review is answered with HTTP 200 and the verdict inside', async (t) =>
   t.equal(patchOf(answer.response).length, 1)
 })
 
+t.test('a byte order mark before the JSON is read past, as in object files', async (t) => {
+  const { app } = testApp()
+  const reply = await app.inject({
+    method: 'POST',
+    url: '/mutate',
+    headers: json,
+    payload: `\uFEFF${JSON.stringify(review(runConfigMap()))}`,
+  })
+  t.equal(reply.statusCode, 200)
+  t.equal(patchOf(reply.json<AdmissionReviewResponse>().response).length, 1)
+})
+
+t.test('a write without its object is a 400 in-band, never allowed unchecked', async (t) => {
+  const { app } = testApp()
+  for (const operation of ['CREATE', 'UPDATE'] as const) {
+    const body = review(runConfigMap(), { operation }) as unknown as {
+      request: Record<string, unknown>
+    }
+    body.request['object'] = null
+    for (const url of ['/validate', '/mutate']) {
+      const reply = await app.inject({ method: 'POST', url, headers: json, payload: body })
+      t.equal(reply.statusCode, 200, `${operation} ${url}`)
+      t.match(reply.json<AdmissionReviewResponse>().response, {
+        allowed: false,
+        status: { code: 400, message: 'invalid AdmissionReview: request.object: must be object' },
+      })
+    }
+  }
+})
+
 t.test('charset parameters on the content type are fine', async (t) => {
   const { app } = testApp()
   const reply = await app.inject({
