@@ -18,6 +18,7 @@ import { admit } from './admit.ts'
 import type { AdmitVerdict, CrdStep } from './admit.ts'
 import { loadCrdCatalog, servedByCatalog } from './crds.ts'
 import { EXIT, UsageError } from './io.ts'
+import { namedBy } from './objects-option.ts'
 import type { CliIo } from './io.ts'
 
 export const CHECK_OUTPUTS = ['text', 'yaml', 'json'] as const
@@ -63,7 +64,10 @@ export async function checkCommand(
   if (catalog === undefined && options.strict === true)
     throw new UsageError(`--strict: ${CRDS_NOT_CHECKED}`)
   const crds = catalog && { catalog, strict: options.strict === true }
-  const view = new MemoryView(await loadObjects(options.objects), servedByCatalog(catalog))
+  const view = new MemoryView(
+    await namedBy('--objects', () => loadObjects(options.objects)),
+    servedByCatalog(catalog),
+  )
   const objects = await loadSourcedObjects(paths, { stdin: io.stdin })
   for (const sourced of objects) withApiVersion(sourced)
   const results = await checkObjects(objects, view, options.namespace, crds)

@@ -61,6 +61,10 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // commander's own errors (`error: unknown option '--x'`) read like every other error.
+      outputError: (s, write) => {
+        write(errorLines(s.replace(/^error: /, '').trimEnd()))
+      },
     })
 
   const setting = (

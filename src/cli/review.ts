@@ -15,6 +15,7 @@ import { renderWarnings } from '../policy/messages/render.ts'
 import { crdStep } from './admit.ts'
 import { loadCrdCatalog, servedByCatalog } from './crds.ts'
 import { EXIT, UsageError } from './io.ts'
+import { namedBy } from './objects-option.ts'
 import type { CliIo } from './io.ts'
 
 /** The server's body limit (7 MiB: two objects of up to 3 MiB and the envelope). */
@@ -36,7 +37,10 @@ export async function reviewCommand(
   io: CliIo,
 ): Promise<number> {
   const catalog = await loadCrdCatalog(options)
-  const view = new MemoryView(await loadObjects(options.objects), servedByCatalog(catalog))
+  const view = new MemoryView(
+    await namedBy('--objects', () => loadObjects(options.objects)),
+    servedByCatalog(catalog),
+  )
   const source = file === '-' ? 'standard input' : file
   // Bounded as the server bounds a request body; a file must be a regular file (not a FIFO or
   // device that would block or never end), standard input a stream of at most the same size.

@@ -7,6 +7,7 @@ import { MemoryView, objectKey } from '../cluster/memory-view.ts'
 import { trimForView } from '../cluster/trim.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { readObjects } from '../cluster/load-objects.ts'
+import { namedBy } from './objects-option.ts'
 import type { ClusterView } from '../cluster/view.ts'
 import { loadServerFiles, startServer } from '../http/server.ts'
 import type { RunningServer } from '../http/server.ts'
@@ -145,9 +146,16 @@ async function createView(
 ): Promise<CreatedView> {
   switch (config.view.kind) {
     case 'embedded':
-    case 'files':
-      // Held as the cluster view holds them: trimmed to what the rules read.
-      return { view: await trimmedView(config.view.objects) }
+    case 'files': {
+      // Held as the cluster view holds them: trimmed to what the rules read. The package's own
+      // samples are no option's; anything else came from --objects.
+      const { objects } = config.view
+      return {
+        view: sameAs(objects, [SAMPLES_DIR])
+          ? await trimmedView(objects)
+          : await namedBy('--objects', () => trimmedView(objects)),
+      }
+    }
     case 'cluster': {
       const cluster = await connectCluster(
         config.view.credentials,
@@ -197,6 +205,10 @@ async function connectCluster(
 }
 
 /** Reads the files object by object, keeping only the trimmed form (a low peak for large views). */
+function sameAs(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i])
+}
+
 async function trimmedView(paths: readonly string[]): Promise<MemoryView> {
   const view = new MemoryView()
   for await (const object of readObjects(paths)) view.put(trimmed(object))

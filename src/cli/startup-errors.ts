@@ -6,7 +6,7 @@
 
 import { ObjectFileError } from '../cluster/load-objects.ts'
 import { StartupProblem } from '../http/startup-problem.ts'
-import { errorMessage } from '../policy/messages/render.ts'
+import { errorMessage, excerpt } from '../policy/messages/render.ts'
 import { UsageError } from './io.ts'
 import type { ServerSettingNames } from './serve-config.ts'
 
@@ -42,7 +42,8 @@ export function asStartupError(error: unknown, names: ServerSettingNames = FLAG_
     return error
   }
   if (error instanceof StartupProblem) {
-    return new StartupError(`${names[error.setting]} ${error.value}: ${error.reason}`, {
+    // The value is cut as a denial cuts one: however long, the reason after it stays visible.
+    return new StartupError(`${names[error.setting]} ${excerpt(error.value)}: ${error.reason}`, {
       cause: error,
     })
   }

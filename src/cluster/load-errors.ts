@@ -1,7 +1,7 @@
 /** The object loader's errors: one line each, naming the file, never echoing raw input. */
 
 import { getSystemErrorMessage } from 'node:util'
-import { errorMessage, escapeControls, printableLine } from '../policy/messages/render.ts'
+import { errorMessage, escapeControls, excerpt, printableLine } from '../policy/messages/render.ts'
 
 /**
  * Thrown for unreadable or malformed object files; the message names the file and document. It
@@ -19,7 +19,8 @@ export function fileSystemError(path: string, error: unknown): ObjectFileError {
   const { errno, code } = error as NodeJS.ErrnoException
   const reason =
     typeof errno === 'number' ? getSystemErrorMessage(errno) : (code ?? errorMessage(error))
-  return new ObjectFileError(`${path}: ${printableLine(reason)}`)
+  // A path is cut as a denial cuts a value: however long, the reason after it stays visible.
+  return new ObjectFileError(`${excerpt(path)}: ${printableLine(reason)}`)
 }
 
 /**

@@ -8,7 +8,7 @@
  * directory that an update has not removed yet.
  */
 
-import { readdir, realpath, stat } from 'node:fs/promises'
+import { readdir, readlink, realpath, stat } from 'node:fs/promises'
 import type { Stats } from 'node:fs'
 import { extname, join, resolve } from 'node:path'
 import { kindOf, MiB } from '../files/bounded-read.ts'
@@ -67,7 +67,7 @@ async function walk(dir: string, entered: Set<string>, files: ObjectFile[]): Pro
       info = await stat(path) // follows links
     } catch (error) {
       // A dangling or looping link: an error if it names an object file, as kubectl's would be.
-      if (isObjectFileName(name)) throw fileSystemError(path, error)
+      if (isObjectFileName(name)) throw await missingPathError(path, error)
       continue
     }
     if (info.isDirectory()) await walk(path, entered, files)
@@ -87,8 +87,20 @@ async function statOf(path: string): Promise<Stats> {
   try {
     return await stat(path)
   } catch (error) {
-    throw fileSystemError(path, error)
+    throw await missingPathError(path, error)
   }
+}
+
+/**
+ * Why `path` could not be read: a symbolic link whose target is missing says so, with the target
+ * (`x.yaml: a symbolic link to /gone/x.yaml, which does not exist`), where "no such file" would
+ * send the reader looking for a file that is there.
+ */
+async function missingPathError(path: string, error: unknown): Promise<ObjectFileError> {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return fileSystemError(path, error)
+  const target = await readlink(path).catch(() => undefined)
+  if (target === undefined) return fileSystemError(path, error)
+  return new ObjectFileError(`${path}: a symbolic link to ${target}, which does not exist`)
 }
 
 /** The real path; a path with none (a pipe such as `/dev/fd/63`) stands for itself. */

@@ -81,10 +81,10 @@ t.test('the README command with a path that does not exist: exit 2, one line', a
     stdout: '',
     stderr: `mcp-admission: ${missing}: no such file or directory\n`,
   })
-  // The same for --objects, and for review's own file.
+  // The same for --objects (which the line names), and for review's own file.
   t.match(await runCli(['check', '--objects', missing, SAMPLES]), {
     code: 2,
-    stderr: `mcp-admission: ${missing}: no such file or directory\n`,
+    stderr: `mcp-admission: --objects ${missing}: no such file or directory\n`,
   })
   const review = join(missing, 'review.json')
   t.same(await runCli(['review', review]), {

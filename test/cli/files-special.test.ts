@@ -91,9 +91,11 @@ function refusedWith(t: Test, result: { code: number; stderr: string }, line: st
 t.test('check and --objects of every command refuse what is not a regular file', async (t) => {
   for (const [path, reason] of await notRegular(t)) {
     refusedWith(t, await runCli(['check', path]), `${path}: ${reason}`)
-    refusedWith(t, await runCli(['check', '--objects', path, OBJECTS]), `${path}: ${reason}`)
-    refusedWith(t, await runCli(['review', '--objects', path, REVIEW]), `${path}: ${reason}`)
-    refusedWith(t, await serve(['--objects', path]), `${path}: ${reason}`)
+    // Named by an option: the line says which one.
+    const byOption = `--objects ${path}: ${reason}`
+    refusedWith(t, await runCli(['check', '--objects', path, OBJECTS]), byOption)
+    refusedWith(t, await runCli(['review', '--objects', path, REVIEW]), byOption)
+    refusedWith(t, await serve(['--objects', path]), byOption)
   }
 })
 
@@ -101,7 +103,11 @@ t.test('a FIFO named like an object file in a directory is refused, not skipped'
   const { fifoInDir, dir } = await specialFiles(t)
   const line = `${fifoInDir}: not a regular file (a FIFO)`
   refusedWith(t, await runCli(['check', join(dir, 'in-dir')]), line)
-  refusedWith(t, await runCli(['check', '--objects', join(dir, 'in-dir'), OBJECTS]), line)
+  refusedWith(
+    t,
+    await runCli(['check', '--objects', join(dir, 'in-dir'), OBJECTS]),
+    `--objects ${line}`,
+  )
 })
 
 t.test('review refuses a review file that is not a regular file', async (t) => {
@@ -131,7 +137,7 @@ t.test('files over their bound are refused by size, before they are read', async
   refusedWith(
     t,
     await runCli(['review', '--objects', objects, REVIEW]),
-    tooLarge(objects, OBJECT_FILE_MAX_BYTES),
+    `--objects ${tooLarge(objects, OBJECT_FILE_MAX_BYTES)}`,
   )
   const review = await oversized(dir, 'big.json', REVIEW_MAX_BYTES)
   refusedWith(t, await runCli(['review', review]), tooLarge(review, REVIEW_MAX_BYTES))

@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
 import { spawnServe } from '../helpers/serve-process.ts'
+import { runCli } from '../helpers/cli.ts'
 
 /** Far longer than a failed start takes; a process still alive then has hung. */
 const HANG_MS = 30_000
@@ -146,4 +147,21 @@ t.test('--validation-actions Deny,Warn: one line, exit 2, nothing listens', asyn
     'mcp-admission: invalid configuration: --validation-actions: Deny and Warn cannot be combined (a denial already returns its violations to the client); use Deny, Deny,Audit, Warn or Warn,Audit\n',
   )
   listenedNowhere(t, exit)
+})
+
+t.test('a long value is cut as a denial cuts one: the reason stays visible', async (t) => {
+  // 3,000 characters in 15 names: a path the system takes, far past what a line shows.
+  const long = join(t.testdir(), ...Array.from({ length: 15 }, () => 'x'.repeat(200)))
+  const exit = await serve(['--cert-dir', long, '--client-ca', long])
+  t.equal(exit.code, 2)
+  t.match(
+    exit.stderr,
+    /^mcp-admission: --client-ca \S{200,300}…\(\d+ more bytes\): no such file\n$/,
+  )
+  const check = await runCli(['check', long])
+  t.equal(check.code, 2)
+  t.match(
+    check.stderr,
+    /^mcp-admission: \S{200,300}…\(\d+ more bytes\): no such file or directory\n$/,
+  )
 })
