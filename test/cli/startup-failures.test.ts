@@ -147,3 +147,14 @@ t.test('--validation-actions Deny,Warn: one line, exit 2, nothing listens', asyn
   )
   listenedNowhere(t, exit)
 })
+
+t.test('--shutdown-delay 600h, longer than a Node timer holds: one line, exit 2', async (t) => {
+  // Before: taken, and Node fired the 600h timer after 1 ms, so SIGTERM had no delay at all.
+  const exit = await serve(['--cert-dir', t.testdir(), '--shutdown-delay', '600h'])
+  failedWith(
+    t,
+    exit,
+    'invalid configuration: --shutdown-delay: must be at most 596h31m23.647s (2147483647 ms), got "600h"',
+  )
+  listenedNowhere(t, exit)
+})
