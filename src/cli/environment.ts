@@ -2,9 +2,9 @@
  * Values from the environment, read one way everywhere: an empty variable is unset (as a pod
  * spec's `value: ""` or a shell's `X= cmd` mean), a boolean is read as Go's strconv.ParseBool
  * reads one (what a platform engineer used to Kubernetes tooling expects), and a path list is
- * split as kubectl splits KUBECONFIG. Anything else is an error naming the variable: a value that
- * is misread silently (`MCP_ADMISSION_RECONCILER_ONLY=false` turning the mode on) is worse than
- * a start that fails.
+ * split as kubectl splits KUBECONFIG. A boolean in other words is an error naming the variable
+ * (setting-values.ts): a value that is misread silently (`MCP_ADMISSION_RECONCILER_ONLY=false`
+ * turning the mode on) is worse than a start that fails.
  */
 
 import { delimiter } from 'node:path'
@@ -26,26 +26,6 @@ export function parseBoolean(text: string): boolean | undefined {
   if (TRUE_WORDS.includes(text)) return true
   if (FALSE_WORDS.includes(text)) return false
   return undefined
-}
-
-/**
- * A boolean variable: undefined when unset or empty; a value outside strconv.ParseBool's words
- * is pushed to `errors` (one line naming the variable) and read as undefined.
- */
-export function booleanVariable(
-  env: Environment,
-  name: string,
-  errors: string[],
-): boolean | undefined {
-  const raw = environmentValue(env, name)
-  if (raw === undefined) return undefined
-  const value = parseBoolean(raw)
-  if (value === undefined) {
-    errors.push(
-      `${name}: must be true or false (also 1, 0, t, f, TRUE, FALSE, True, False), got ${JSON.stringify(raw)}`,
-    )
-  }
-  return value
 }
 
 /**

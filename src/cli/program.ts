@@ -15,10 +15,10 @@ import type { CheckOutput } from './check.ts'
 import { CRD_SOURCES_HELP, OBJECT_FILES_HELP } from './files-help.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
-import { LOG_LEVELS } from './logger.ts'
 import { reviewCommand } from './review.ts'
 import { serveCommand } from './serve.ts'
-import { SERVE_SETTINGS, defaultHelp } from './serve-config.ts'
+import { DURATIONS_HELP, SERVE_SETTINGS, settingHelp, settingOf } from './serve-settings.ts'
+import type { SettingKey } from './serve-settings.ts'
 import type { ServeOptions } from './serve-config.ts'
 import { StartupError } from './startup-errors.ts'
 
@@ -51,6 +51,24 @@ function withCrdOptions(command: Command): Command {
     )
 }
 
+/**
+ * A setting of `serve` as commander's option, from its entry in the table: flag and help only.
+ * The value is checked by resolveServeConfig with every other (no `.choices()`), so all problems
+ * show at once; and the environment is read there, from io.env: commander's own `.env()` reads
+ * process.env and takes any value of a boolean variable, `false` too, as true.
+ */
+function settingOption(key: SettingKey): Option {
+  const { flag, placeholder } = settingOf(key)
+  const option = new Option(
+    placeholder === undefined ? flag : `${flag} ${placeholder}`,
+    settingHelp(key),
+  )
+  // resolveServeConfig looks the value up by the table's key, where commander puts it by the flag.
+  if (option.attributeName() !== key)
+    throw new Error(`${flag} is handed over as ${option.attributeName()}, not ${key}`)
+  return option
+}
+
 /** Runs the CLI; resolves to the exit code (serve resolves once it is listening). */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode: number = EXIT.ok
@@ -67,116 +85,20 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       },
     })
 
-  const setting = (
-    key: keyof typeof SERVE_SETTINGS,
-    flags: string,
-    description: string,
-    envValues = '',
-  ): Option =>
-    // The environment is read by resolveServeConfig, from io.env: commander's own `.env()` reads
-    // process.env and takes any value of a boolean variable, `false` too, as true.
-    new Option(
-      flags,
-      `${description}${defaultHelp(key)} (env: ${SERVE_SETTINGS[key].env}${envValues})`,
-    )
-
-  program
+  const serve = program
     .command('serve', { isDefault: true })
     .description('serve the admission webhooks (HTTPS) and probes (HTTP)')
-    .addOption(setting('host', '--host <ip>', 'address for the HTTPS webhook listener'))
-    .addOption(setting('port', '--port <port>', 'HTTPS webhook port'))
-    .addOption(setting('probeHost', '--probe-host <ip>', 'address for /healthz, /readyz, /metrics'))
-    .addOption(setting('probePort', '--probe-port <port>', 'plain-HTTP probe and metrics port'))
-    .addOption(setting('certDir', '--cert-dir <dir>', 'directory holding tls.crt and tls.key'))
-    .addOption(
-      setting(
-        'certPollInterval',
-        '--cert-poll-interval <duration>',
-        'certificate re-read interval',
-      ),
-    )
-    .addOption(
-      setting(
-        'shutdownDelay',
-        '--shutdown-delay <duration>',
-        'unready time before draining on SIGTERM',
-      ),
-    )
-    .addOption(
-      setting(
-        'drainTimeout',
-        '--drain-timeout <duration>',
-        'time for in-flight requests to finish',
-      ),
-    )
-    .addOption(
-      setting(
-        'keepAliveTimeout',
-        '--keep-alive-timeout <duration>',
-        'idle keep-alive timeout, at least 90s',
-      ),
-    )
+  for (const key of Object.keys(SERVE_SETTINGS) as SettingKey[]) serve.addOption(settingOption(key))
+  serve
+    // Not in the settings table: no variable sets them.
     .addOption(
       new Option(
         '--objects <path>',
         'serve an in-memory view of these YAML/JSON files (repeatable)',
       ).argParser(collect),
     )
-    .addOption(
-      setting(
-        'kubeconfig',
-        '--kubeconfig <file>',
-        'kubeconfig of the cluster to read (KUBECONFIG may list several files, merged as kubectl does)',
-      ),
-    )
-    .addOption(
-      // Checked with every other value by resolveServeConfig, so all problems show at once.
-      setting('logLevel', '--log-level <level>', `log level: ${LOG_LEVELS.join(', ')}`),
-    )
-    .addOption(
-      setting(
-        'clientCa',
-        '--client-ca <file>',
-        "require a client certificate signed by this CA (the API server's webhook client certificate)",
-      ),
-    )
     .addOption(new Option('--no-reconciler', 'serve admission only; do not write status'))
-    .addOption(
-      setting(
-        'reconcilerOnly',
-        '--reconciler-only',
-        'write status only; serve no admission webhooks',
-        '=true|false',
-      ),
-    )
-    .addOption(
-      setting(
-        'leaderElectionNamespace',
-        '--leader-election-namespace <ns>',
-        "namespace of the reconciler's Lease",
-      ),
-    )
-    .addOption(
-      setting(
-        'operatorServiceAccount',
-        '--operator-service-account <[ns/]name>',
-        "the ToolHive operator's service account (any namespace unless ns/ is given), for the mutations metric",
-      ),
-    )
-    .addOption(
-      setting(
-        'validationActions',
-        '--validation-actions <actions>',
-        'what a violation becomes: Deny, Warn, Audit, Deny,Audit or Warn,Audit',
-      ),
-    )
-    .addOption(
-      setting(
-        'mutationMode',
-        '--mutation-mode <mode>',
-        'apply patches, or observe them (computed, counted, audited, not returned)',
-      ),
-    )
+    .addHelpText('after', DURATIONS_HELP)
     .action(async (options: ServeOptions) => {
       try {
         exitCode = await serveCommand(options, io)

@@ -15,25 +15,12 @@ export class StartupError extends Error {
   override name = 'StartupError'
 }
 
-/** The flag that sets each server setting, when the config does not say what set it. */
-const FLAG_OF: ServerSettingNames = {
-  host: '--host',
-  port: '--port',
-  probeHost: '--probe-host',
-  probePort: '--probe-port',
-  certDir: '--cert-dir',
-  certPollIntervalMs: '--cert-poll-interval',
-  shutdownDelayMs: '--shutdown-delay',
-  drainTimeoutMs: '--drain-timeout',
-  keepAliveTimeoutMs: '--keep-alive-timeout',
-  clientCaFile: '--client-ca',
-}
-
 /**
  * The error to report for a failed start. Errors that already print as one line (a bad flag, an
- * unreadable objects file) pass through; anything unforeseen still becomes one line.
+ * unreadable objects file) pass through; a server's problem is named by the flag or variable that
+ * set the value (`names`, from the config); anything unforeseen still becomes one line.
  */
-export function asStartupError(error: unknown, names: ServerSettingNames = FLAG_OF): Error {
+export function asStartupError(error: unknown, names: ServerSettingNames): Error {
   if (
     error instanceof StartupError ||
     error instanceof UsageError ||

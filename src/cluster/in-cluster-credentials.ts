@@ -10,7 +10,7 @@ import type https from 'node:https'
 import { join } from 'node:path'
 import type { Logger } from 'pino'
 import { MiB, readBoundedFile } from '../files/bounded-read.ts'
-import { fileErrorReason } from '../http/startup-problem.ts'
+import { fileErrorReason } from '../files/file-errors.ts'
 import type { ClusterCredentials } from './cluster-credentials.ts'
 
 /** client-go's period for re-reading the token file (transport/token_source.go). */

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { createSecureContext } from 'node:tls'
 import type { Logger } from 'pino'
 import { MiB, readBoundedFile } from '../files/bounded-read.ts'
-import { errorCode, fileErrorReason } from './startup-problem.ts'
+import { errorCode, fileErrorReason } from '../files/file-errors.ts'
 import { errorMessage } from '../policy/messages/render.ts'
 
 export const CERT_FILE = 'tls.crt'

@@ -9,7 +9,8 @@
 import { X509Certificate } from 'node:crypto'
 import { MiB, readBoundedFile } from '../files/bounded-read.ts'
 import { errorMessage } from '../policy/messages/render.ts'
-import { fileErrorReason, StartupProblem } from './startup-problem.ts'
+import { fileErrorReason } from '../files/file-errors.ts'
+import { StartupProblem } from './startup-problem.ts'
 
 export interface ClientCaBundle {
   /** The file's PEM text, as given to TLS. */

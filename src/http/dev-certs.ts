@@ -11,7 +11,8 @@ import { dirname, join } from 'node:path'
 import 'reflect-metadata'
 import * as x509 from '@peculiar/x509'
 import { CERT_FILE, KEY_FILE } from './certificates.ts'
-import { errorCode, fileErrorReason, StartupProblem } from './startup-problem.ts'
+import { errorCode, fileErrorReason } from '../files/file-errors.ts'
+import { StartupProblem } from './startup-problem.ts'
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0])
 

@@ -20,7 +20,8 @@ import { buildProbeApp } from './probes.ts'
 import { trackQuietConnections } from './quiet-connections.ts'
 import { Readiness } from './readiness.ts'
 import type { ServerConfig } from './server-config.ts'
-import { errorCode, fileErrorReason, listenProblem, StartupProblem } from './startup-problem.ts'
+import { errorCode, fileErrorReason } from '../files/file-errors.ts'
+import { listenProblem, StartupProblem } from './startup-problem.ts'
 
 /**
  * TLS 1.2 with forward-secret AEAD suites only (Mozilla "intermediate"); TLS 1.3 suites are

@@ -5,6 +5,7 @@
  */
 
 import type { ServerConfig } from './server-config.ts'
+import { errorCode } from '../files/file-errors.ts'
 import { errorMessage } from '../policy/messages/render.ts'
 
 type StartupSetting = keyof ServerConfig
@@ -22,30 +23,6 @@ export class StartupProblem extends Error {
     this.setting = setting
     this.value = value
     this.reason = reason
-  }
-}
-
-/** Node's error code of a failed system call, if the error has one. */
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined
-  return typeof error.code === 'string' ? error.code : undefined
-}
-
-/** Words for a file-system error code; Node's message (with its syscall noise) otherwise. */
-export function fileErrorReason(error: unknown): string {
-  switch (errorCode(error)) {
-    case 'ENOENT':
-      return 'no such file'
-    case 'EISDIR':
-      return 'is a directory'
-    case 'ENOTDIR':
-      // A path component is a file: `/etc/hosts/ca.crt`.
-      return 'not a directory'
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied'
-    default:
-      return errorMessage(error)
   }
 }
 

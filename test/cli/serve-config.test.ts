@@ -1,10 +1,7 @@
 import t from 'tap'
 import type { Test } from 'tap'
-import {
-  IN_CLUSTER_CERT_DIR,
-  resolveServeConfig,
-  SERVE_SETTINGS,
-} from '../../src/cli/serve-config.ts'
+import { resolveServeConfig } from '../../src/cli/serve-config.ts'
+import { IN_CLUSTER_CERT_DIR, SERVE_SETTINGS } from '../../src/cli/serve-settings.ts'
 import type { ServeConfig, ServeOptions } from '../../src/cli/serve-config.ts'
 
 const defaults = { samplesDir: '/pkg/samples/objects', devCertDir: '/repo/certs' }
@@ -232,7 +229,7 @@ t.test(
       ['probePort', '1e3', /must be a port number/],
       ['certPollInterval', '5', /must be a duration/],
       ['certPollInterval', '1ms', /must be at least 100 ms/],
-      ['shutdownDelay', '-1s', /must be a duration/],
+      ['shutdownDelay', '-1s', /must not be negative, got "-1s"/],
       ['drainTimeout', 'forever', /must be a duration/],
       ['keepAliveTimeout', '89s', /must be at least 90000 ms/],
       [

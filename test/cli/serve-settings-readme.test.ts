@@ -2,7 +2,7 @@
 // README's Configuration table, which a reader sees first, must say the same.
 import t from 'tap'
 import { readFile } from 'node:fs/promises'
-import { SERVE_SETTINGS, defaultHelp } from '../../src/cli/serve-config.ts'
+import { SERVE_SETTINGS, defaultHelp } from '../../src/cli/serve-settings.ts'
 
 /** The README's Configuration table: flag → its environment and default cells. */
 async function readmeRows(): Promise<Map<string, { env: string; defaults: string }>> {

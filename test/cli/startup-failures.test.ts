@@ -165,3 +165,14 @@ t.test('a long value is cut as a denial cuts one: the reason stays visible', asy
     /^mcp-admission: \S{200,300}…\(\d+ more bytes\): no such file or directory\n$/,
   )
 })
+
+t.test('--shutdown-delay 600h, longer than a Node timer holds: one line, exit 2', async (t) => {
+  // Before: taken, and Node fired the 600h timer after 1 ms, so SIGTERM had no delay at all.
+  const exit = await serve(['--cert-dir', t.testdir(), '--shutdown-delay', '600h'])
+  failedWith(
+    t,
+    exit,
+    'invalid configuration: --shutdown-delay: must be at most 596h31m23.647s (2147483647 ms), got "600h"',
+  )
+  listenedNowhere(t, exit)
+})

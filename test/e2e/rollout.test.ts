@@ -20,7 +20,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
-import { SERVE_SETTINGS } from '../../src/cli/serve-config.ts'
+import { SERVE_SETTINGS } from '../../src/cli/serve-settings.ts'
 import { createDevCertificates, writeDevCertificates } from '../../src/http/dev-certs.ts'
 import { proxyDeployment, runConfigFor, workload } from '../helpers/proxy.ts'
 import {

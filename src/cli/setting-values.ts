@@ -1,0 +1,186 @@
+/**
+ * What the text of a `serve` setting may be, and what it becomes: a port, an address, a duration
+ * within bounds, one of a few words. The settings table (serve-settings.ts) gives each setting one
+ * of these kinds, so a flag and its variable are read alike, and a problem is worded once, as the
+ * words after the name of what set it (`MCP_ADMISSION_PORT: must be a port number …`).
+ */
+
+import { isIP } from 'node:net'
+import { parseValidationActions } from '../admission/enforcement.ts'
+import type { ValidationAction } from '../admission/enforcement.ts'
+import { parseDuration, parseGoDuration } from '../policy/go/duration.ts'
+import { parseBoolean } from './environment.ts'
+
+/**
+ * A value read from its text. A refused text still gives a value (a port of 0, a duration of 0,
+ * the text itself): the settings after it are read and checked too, and the problem makes
+ * resolveServeConfig answer with every problem instead of a config.
+ */
+export interface Read<T> {
+  readonly value: T
+  readonly problem?: string
+}
+
+export interface ValueKind<T> {
+  readonly read: (text: string) => Read<T>
+  /** The kind's bounds for the help text (`at least 90s`), when it has any worth saying. */
+  readonly hint?: string
+}
+
+/** The longest delay a Node timer holds (2^31−1 ms): a longer one fires after 1 ms. */
+export const LONGEST_TIMER = '596h31m23.647s'
+
+const quoted = (text: string): string => JSON.stringify(text)
+
+/** Any text: what it means is the resolver's to say (a kubeconfig file, or KUBECONFIG's list). */
+export const anyText: ValueKind<string> = { read: (text) => ({ value: text }) }
+
+/** Any text but the empty one, which is no file or directory. */
+export function nonEmpty(problem: string): ValueKind<string> {
+  return { read: (text) => (text === '' ? { value: text, problem } : { value: text }) }
+}
+
+export const ipAddress: ValueKind<string> = {
+  read: (text) =>
+    isIP(text) === 0 && text !== 'localhost'
+      ? {
+          value: text,
+          problem: `must be an IP address to listen on (or localhost), got ${quoted(text)}`,
+        }
+      : { value: text },
+}
+
+export const portNumber: ValueKind<number> = {
+  read: (text) => {
+    const value = Number(text)
+    return !/^\d+$/.test(text) || value > 65535
+      ? { value: 0, problem: `must be a port number from 0 to 65535, got ${quoted(text)}` }
+      : { value }
+  },
+}
+
+/**
+ * A Go duration in milliseconds, from `min` (0 unless given) to `max`, both in Go syntax. A
+ * duration feeds a timer, so `max` is at most LONGEST_TIMER: Node clamps a longer delay to 1 ms,
+ * which would turn a long shutdown delay into none and a long poll interval into a busy loop.
+ */
+export function duration(bounds: {
+  readonly min?: string
+  readonly max: string
+}): ValueKind<number> {
+  const minMs = boundMs(bounds.min ?? '0s')
+  const maxMs = boundMs(bounds.max)
+  return {
+    read: (text) => {
+      const parsed = parseGoDuration(text)
+      if (!parsed.ok) {
+        return {
+          value: 0,
+          problem: `must be a duration such as 500ms, 5s or 1m30s, got ${quoted(text)}`,
+        }
+      }
+      if (parsed.nanoseconds < 0n) {
+        return { value: 0, problem: `must not be negative, got ${quoted(text)}` }
+      }
+      const value = Number(parsed.nanoseconds) / 1e6
+      if (value < minMs) {
+        return { value, problem: `must be at least ${minMs} ms, got ${quoted(text)}` }
+      }
+      if (value > maxMs) {
+        return {
+          value,
+          problem: `must be at most ${bounds.max} (${maxMs} ms), got ${quoted(text)}`,
+        }
+      }
+      return { value }
+    },
+    ...(bounds.min === undefined ? {} : { hint: `at least ${bounds.min}` }),
+  }
+}
+
+/** A bound written in the table: a mistake there is the program's, found at its first start. */
+function boundMs(text: string): number {
+  const ms = parseDuration(text)
+  if (ms === undefined || ms > 2 ** 31 - 1) throw new Error(`not a timer's duration: ${text}`)
+  return ms
+}
+
+/** One of `words`, exactly (case included). */
+export function oneOf<const W extends string>(words: readonly [W, ...W[]]): ValueKind<W> {
+  return {
+    read: (text) => {
+      const word = words.find((known) => known === text)
+      return word === undefined
+        ? {
+            value: words[0],
+            problem: `must be one of ${words.join(', ')}, got ${quoted(text)}`,
+          }
+        : { value: word }
+    },
+  }
+}
+
+/**
+ * What a violation becomes: a comma-separated list of actions, by the API server's rules for a
+ * ValidatingAdmissionPolicyBinding (enforcement.ts).
+ */
+export const validationActions: ValueKind<readonly ValidationAction[]> = {
+  read: (text) => {
+    const parsed = parseValidationActions(text)
+    return 'problem' in parsed
+      ? { value: ['Deny'], problem: parsed.problem }
+      : { value: parsed.actions }
+  },
+}
+
+/**
+ * A switch: given on the command line, it is on; its variable is read as Go's strconv.ParseBool
+ * reads a boolean (environment.ts), so `false` is off and `yes` an error, not on.
+ */
+export const switchValue: ValueKind<boolean> = {
+  read: (text) => {
+    const value = parseBoolean(text)
+    return value === undefined
+      ? {
+          value: false,
+          problem: `must be true or false (also 1, 0, t, f, TRUE, FALSE, True, False), got ${quoted(text)}`,
+        }
+      : { value }
+  },
+}
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
+
+export const namespaceName: ValueKind<string> = {
+  read: (text) =>
+    DNS1123_LABEL.test(text) && text.length <= 63
+      ? { value: text }
+      : {
+          value: text,
+          problem: `must be a namespace name (a DNS-1123 label), got ${quoted(text)}`,
+        },
+}
+
+/** `name` or `namespace/name`: a namespace is a DNS-1123 label, a service account a subdomain. */
+export const serviceAccountReference: ValueKind<string> = {
+  read: (text) =>
+    isServiceAccountReference(text)
+      ? { value: text }
+      : {
+          value: text,
+          problem: `must be a service account name or namespace/name, got ${quoted(text)}`,
+        },
+}
+
+function isServiceAccountReference(value: string): boolean {
+  const parts = value.split('/')
+  if (parts.length > 2) return false
+  const name = parts.at(-1) ?? ''
+  const namespace = parts.length === 2 ? parts[0] : undefined
+  return (
+    name.length <= 253 &&
+    DNS1123_SUBDOMAIN.test(name) &&
+    (namespace === undefined || (namespace.length <= 63 && DNS1123_LABEL.test(namespace)))
+  )
+}
