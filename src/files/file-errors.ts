@@ -5,6 +5,7 @@
  * imports it from a layer above its own.
  */
 
+import { getSystemErrorMessage } from 'node:util'
 import { errorMessage } from '../policy/messages/render.ts'
 
 /** Node's error code of a failed system call, if the error has one. */
@@ -13,7 +14,10 @@ export function errorCode(error: unknown): string | undefined {
   return typeof error.code === 'string' ? error.code : undefined
 }
 
-/** Words for a file-system error code; Node's message (with its syscall noise) otherwise. */
+/**
+ * Words for a file-system error code; for any other system error the system's own words
+ * (`name too long`), never Node's message, which repeats the whole path after the syscall.
+ */
 export function fileErrorReason(error: unknown): string {
   switch (errorCode(error)) {
     case 'ENOENT':
@@ -26,7 +30,9 @@ export function fileErrorReason(error: unknown): string {
     case 'EACCES':
     case 'EPERM':
       return 'permission denied'
-    default:
-      return errorMessage(error)
+    default: {
+      const errno = (error as NodeJS.ErrnoException | undefined)?.errno
+      return typeof errno === 'number' ? getSystemErrorMessage(errno) : errorMessage(error)
+    }
   }
 }

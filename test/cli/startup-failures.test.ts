@@ -176,3 +176,13 @@ t.test('--shutdown-delay 600h, longer than a Node timer holds: one line, exit 2'
   )
   listenedNowhere(t, exit)
 })
+
+t.test('a path too long for the system is named once, cut, with the system reason', async (t) => {
+  const long = join(t.testdir(), 'x'.repeat(5_000))
+  const exit = await serve(['--cert-dir', t.testdir(), '--client-ca', long])
+  t.equal(exit.code, 2)
+  t.match(
+    exit.stderr,
+    /^mcp-admission: --client-ca \S{200,300}…\(\d+ more bytes\): name too long\n$/,
+  )
+})
