@@ -74,35 +74,40 @@ export function* kubectlDocuments(text: string): Generator<StreamDocument> {
 /** YAML documents from `start`: chunks between `---` lines. */
 function* yamlDocuments(text: string, start: number): Generator<StreamDocument> {
   let line = lineOf(text, start)
-  let chunk: string[] = []
-  let chunkOffset = start
+  // The chunk being read: from `chunk` (-1: none yet), starting on line `chunkLine`.
+  let chunk = -1
   let chunkLine = line
+  const document = (end: number): StreamDocument => {
+    const raw = text.slice(chunk, end)
+    // Lines end in LF, the last one too, as kubectl's line reader hands them on.
+    const lf = raw.includes('\r\n') ? raw.replaceAll('\r\n', '\n') : raw
+    return { text: lf.endsWith('\n') ? lf : `${lf}\n`, offset: chunk, line: chunkLine }
+  }
   for (let at = start; at < text.length; line++) {
     const newline = text.indexOf('\n', at)
-    const end = newline === -1 ? text.length : newline
-    const content = text.slice(at, newline > at && text[newline - 1] === '\r' ? end - 1 : end)
-    if (content.startsWith('---')) {
-      const after = trimGoSpace(content.slice(3))
+    const end = newline === -1 ? text.length : newline + 1
+    if (text.startsWith('---', at)) {
+      const content = text.slice(at + 3, end).replace(/\r?\n$/, '')
+      const after = trimGoSpace(content)
       if (after !== '' && !after.startsWith('#')) {
         throw new StreamError(`invalid document separator: ${after}`, at)
       }
-      if (chunk.length > 0) {
-        yield { text: chunk.join(''), offset: chunkOffset, line: chunkLine }
-        chunk = []
-        at = end + 1
+      if (chunk !== -1) {
+        yield document(at)
+        chunk = -1
+        at = end
         continue
       }
       // A separator that starts a document stays in it: kubectl passes it to the YAML reader
       // (where a byte order mark after it is then text, not a mark).
     }
-    if (chunk.length === 0) {
-      chunkOffset = at
+    if (chunk === -1) {
+      chunk = at
       chunkLine = line
     }
-    chunk.push(`${content}\n`)
-    at = end + 1
+    at = end
   }
-  if (chunk.length > 0) yield { text: chunk.join(''), offset: chunkOffset, line: chunkLine }
+  if (chunk !== -1) yield document(text.length)
 }
 
 /** The 1-based line of `offset` in `text`. */

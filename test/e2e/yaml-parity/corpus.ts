@@ -275,7 +275,7 @@ export function documentFiles(): CorpusFile[] {
     text('nesting: 150 block levels', `${base}data:\n${deep(150)}`),
     text('nesting: 250 block levels', `${base}data:\n${deep(250)}`, DEEP),
     text('nesting: 3,000 block levels', `${base}data:\n${deep(3000)}`, DEEP),
-    text('nesting: 3,000 compact sequences', `${base}data: ${'- '.repeat(3000)}x\n`),
+    text('nesting: 3,000 compact sequences', `${base}data:\n${'- '.repeat(3000)}x\n`, DEEP),
     // JSON streams.
     text('json: one object', '{"kind":"A","metadata":{"name":"a"},"n":[1,2.5,-0,1e3,true,null]}'),
     text(
