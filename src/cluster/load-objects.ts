@@ -1,13 +1,15 @@
 /** Reads Kubernetes objects from YAML/JSON files and directories (multi-document, `List` kinds). */
 
 import type { Readable } from 'node:stream'
-import { Composer, LineCounter, Parser } from 'yaml'
-import type { Document } from 'yaml'
 import { MAX_NESTING } from '../policy/kube/nesting.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import { firstDuplicateKey } from './load-duplicate-keys.ts'
 import { ObjectFileError, inputFileError } from './load-errors.ts'
+import type { JsonScan } from './load-json.ts'
+import { StreamError, kubectlDocuments, lineOf } from './load-stream.ts'
+import type { StreamDocument } from './load-stream.ts'
+import { objectFileText } from './load-text.ts'
+import { DocumentError, NESTING_MESSAGE, yamlDocumentValue } from './load-yaml.ts'
 import { errorMessage, jsonQuoted, printableLine } from '../policy/messages/render.ts'
 import { readBoundedFile, readBoundedStream } from '../files/bounded-read.ts'
 import { DIRECTORY_READS, OBJECT_FILE_MAX_BYTES, objectFilesOf } from './load-files.ts'
@@ -100,52 +102,55 @@ async function* readSourcedObjects(
   }
 }
 
-/** Parses the objects in one YAML or JSON text (JSON is YAML), expanding `List` kinds. */
-export function parseObjects(text: string, source: string): KubeObject[] {
-  return [...objectsIn(text, source)].map((sourced) => sourced.object)
+/**
+ * Parses the objects in one file's content as kubectl reads it (see `kubectlDocuments`,
+ * `yamlDocumentValue`), expanding `List` kinds. Bytes are decoded as kubectl decodes them
+ * (`objectFileText`); a text is taken as decoded, a leading byte order mark dropped.
+ */
+export function parseObjects(content: string | Uint8Array, source: string): KubeObject[] {
+  return [...objectsIn(content, source)].map((sourced) => sourced.object)
 }
 
-function* objectsIn(text: string, source: string): Generator<SourcedObject> {
+/** The documents of one file's content as kubectl reads them, empty ones left out, Lists kept. */
+export function parseDocuments(content: string | Uint8Array, source: string): unknown[] {
+  return [...documentsIn(content, source)].map(({ value }) => value)
+}
+
+function* objectsIn(content: string | Uint8Array, source: string): Generator<SourcedObject> {
+  for (const { value, where } of documentsIn(content, source)) yield* expandList(value, where)
+}
+
+function* documentsIn(
+  content: string | Uint8Array,
+  source: string,
+): Generator<{ value: unknown; where: string }> {
+  const text =
+    typeof content === 'string' ? content.replace(/^\uFEFF/, '') : objectFileText(content, source)
   refuseBinary(text, source)
-  // Deep flow nesting (`[[[[…`, `{"a":{"a":…`) is refused before any parser recurses into it:
-  // the YAML parser would take seconds and hundreds of MB to overflow the stack instead.
+  // Deep flow nesting (`[[[[…`, `{"a":{"a":…`) is refused before any parser reads it: the YAML
+  // parser would take seconds and hundreds of MB to get there. Deep block nesting is refused
+  // by the YAML parsing itself (`load-yaml.ts`), as soon as it opens.
   if (bracketsNestDeeperThan(text, MAX_NESTING)) {
-    throw new ObjectFileError(`${source}, document 1: nested deeper than ${MAX_NESTING} levels`)
+    throw new ObjectFileError(`${source}, document 1: ${NESTING_MESSAGE}`)
   }
-  // A .json file is read with JSON.parse: the same result as the YAML parser, many times faster
-  // for large views (a JSON List of thousands of objects). A byte order mark is allowed, as the
-  // YAML reading of the same bytes allows it; a repeated key is refused, as there.
-  if (/\.json$/i.test(source)) {
-    const where = `${source}, document 1`
-    const json = text.startsWith('\uFEFF') ? text.slice(1) : text
-    let value: unknown
+  // Documents are split and read one at a time: documents already read are garbage while the
+  // rest of the file is read.
+  const documents = kubectlDocuments(text)
+  for (let index = 1; ; index++) {
+    const where = `${source}, document ${index}`
+    let next: IteratorResult<StreamDocument>
     try {
-      value = JSON.parse(json)
+      next = documents.next()
     } catch (error) {
-      // V8's message quotes the text around the error: escaped, so a stray byte stays visible.
-      throw new ObjectFileError(`${where}: ${printableLine((error as Error).message)}`)
-    }
-    const duplicate = firstDuplicateJsonKey(json)
-    if (duplicate !== undefined) {
+      if (!(error instanceof StreamError)) throw error
       throw new ObjectFileError(
-        `${where}: Map keys must be unique: ${jsonQuoted(duplicate.key)} repeated at offset ${duplicate.offset}`,
+        `${where}: ${printableLine(error.message)}${at(positionIn(text, error.offset))}`,
       )
     }
-    yield* expandList(plainJson(value, where), where)
-    return
-  }
-  const lines = new LineCounter()
-  // The composer hands out each document as soon as it is complete: documents already read are
-  // garbage while the rest of the file is parsed. Duplicate keys are found by
-  // `firstDuplicateKey`, in linear time; the composer's own check is quadratic in a mapping's size.
-  const composer = new Composer({ uniqueKeys: false })
-  const documents = composer.compose(new Parser(lines.addNewLine).parse(text))
-  let index = 0
-  for (const document of documents) {
-    const where = `${source}, document ${++index}`
-    const value = documentValue(document, where, lines)
+    if (next.done === true) return
+    const value = documentValue(next.value, text, where)
     if (value === null || value === undefined) continue // empty document
-    yield* expandList(value, where)
+    yield { value, where }
   }
 }
 
@@ -155,118 +160,89 @@ function refuseBinary(text: string, source: string): void {
   throw new ObjectFileError(`${source}: binary content, not YAML or JSON: ${jsonQuoted(text)}`)
 }
 
-function documentValue(document: Document, where: string, lines: LineCounter): unknown {
-  const syntax = document.errors[0]
-  const duplicate = firstDuplicateKey(document)
-  if (syntax !== undefined && (duplicate === undefined || syntax.pos[0] <= duplicate.offset)) {
-    throw new ObjectFileError(
-      `${where}: ${printableLine(syntax.message)}${at(syntax.pos[0], lines)}`,
-    )
-  }
-  if (duplicate !== undefined) {
-    throw new ObjectFileError(
-      `${where}: Map keys must be unique: ${jsonQuoted(duplicate.key)} repeated${at(duplicate.offset, lines)}`,
+/** What go-yaml reads: printable characters only (YAML 1.1's set; tab, CR and LF among them). */
+const NOT_YAML = /[^\t\n\r\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u
+
+function documentValue(document: StreamDocument, text: string, where: string): unknown {
+  if (document.json !== undefined) return jsonDocumentValue(document, document.json, text, where)
+  const chunk = document.text
+  const refuse = (message: string, offset: number | undefined): ObjectFileError =>
+    // Read after a JSON value kubectl could not read, a failure is reported as that one.
+    document.failure !== undefined
+      ? new ObjectFileError(
+          `${where}: ${printableLine(document.failure.message)}${at(positionIn(text, document.failure.offset))}`,
+        )
+      : new ObjectFileError(
+          `${where}: ${printableLine(message)}${offset === undefined ? '' : at(positionIn(chunk, offset, document.line))}`,
+        )
+  const control = NOT_YAML.exec(chunk)
+  if (control !== null) {
+    throw refuse(
+      `a character YAML does not allow: ${jsonQuoted(chunk.slice(control.index, control.index + 60))}`,
+      control.index,
     )
   }
   let value: unknown
   try {
-    value = document.toJS({ maxAliasCount: 100 })
+    value = yamlDocumentValue(chunk)
   } catch (error) {
-    // The alias limit throws (a ReferenceError) rather than reporting a document error.
-    throw new ObjectFileError(`${where}: ${printableLine((error as Error).message)}`)
+    if (!(error instanceof DocumentError)) throw error
+    throw refuse(error.message, error.offset)
   }
-  if (value === undefined || value === null) return value
-  value = plainJson(value, where)
-  // The parser's strings are slices of the file's text, and V8 keeps a whole text alive for any
-  // slice of it still held: one kept name would pin megabytes. Written out and read back, every
-  // string gets its own storage. A cycle (an alias inside itself) is refused.
-  let text: string
-  try {
-    text = JSON.stringify(value)
-  } catch (error) {
-    throw new ObjectFileError(
-      `${where}: not a JSON document: ${printableLine((error as Error).message)}`,
-    )
-  }
-  return JSON.parse(text)
+  // Strings read from YAML are slices of the file's text, and V8 keeps a whole text alive for
+  // any slice of it still held: one kept name would pin megabytes. Written out and read back,
+  // every string gets its own storage, and every object an ordinary prototype.
+  return value === null ? null : JSON.parse(JSON.stringify(value))
 }
 
 /**
- * `value` as the JSON that Go's YAML reader (sigs.k8s.io/yaml, as kubectl reads manifests) would
- * make of it, or a one-line refusal where Go refuses or the conversion is not exact:
- * * a number JSON cannot hold (`1e400`, `.inf`, `.nan`) is refused: it would silently turn into
- *   null and the object read as unchanged; so is an integer past 2^53, already rounded here;
- * * `!!binary` is its bytes as text (refused unless they are UTF-8, as JSON strings must be);
- * * `!!set` is a mapping of its members to null, as Go reads it;
- * * `!!timestamp` is refused: Go writes it in its own format, keeping the zone, which the YAML
- *   library here does not keep;
- * * nesting deeper than MAX_NESTING is refused.
- * Custom tags (`!foo bar`) are read as their plain value, as Go does. Walked without recursion.
+ * A JSON document as kubectl holds it: Go's JSON reader turns a lone surrogate escape into
+ * U+FFFD and refuses a number beyond float64; the loader also refuses a repeated key (Go keeps
+ * the last) and an int64 a JavaScript number cannot hold exactly.
  */
-function plainJson(root: unknown, where: string): unknown {
-  const holder = { root }
-  const pending: [Record<string, unknown> | unknown[], string | number, number, string][] = [
-    [holder, 'root', 0, ''],
-  ]
-  // An alias makes one node reachable twice (or from inside itself: JSON.stringify refuses that
-  // cycle later): each is converted and walked once.
-  const converted = new Map<object, unknown>()
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [parent, key, depth, path] = next
-    const node = (parent as Record<string | number, unknown>)[key]
-    if (typeof node === 'object' && node !== null && converted.has(node)) {
-      ;(parent as Record<string | number, unknown>)[key] = converted.get(node)
-      continue
-    }
-    const refuse = (why: string) =>
-      new ObjectFileError(`${where}: ${path === '' ? '' : `${printableLine(path)}: `}${why}`)
-    if (typeof node === 'number') {
-      if (!Number.isFinite(node))
-        throw refuse('a number beyond float64 (or .inf, .nan): JSON cannot hold it')
-      // Go reads an integer into int64 exactly; past 2^53 this reading has already rounded it.
-      if (Number.isInteger(node) && !Number.isSafeInteger(node))
-        throw refuse('an integer beyond 2^53: it cannot be read exactly here')
-      continue
-    }
+function jsonDocumentValue(
+  document: StreamDocument,
+  scan: JsonScan,
+  text: string,
+  where: string,
+): unknown {
+  const refuse = (message: string, offset: number): ObjectFileError =>
+    new ObjectFileError(`${where}: ${message}${at(positionIn(text, document.offset + offset))}`)
+  if (scan.duplicate !== undefined) {
+    throw refuse(
+      `Map keys must be unique: ${jsonQuoted(scan.duplicate.key)} repeated`,
+      scan.duplicate.offset - document.offset,
+    )
+  }
+  if (scan.inexact !== undefined) {
+    throw refuse(
+      `the integer ${scan.inexact.literal} is beyond 2^53: it cannot be read exactly here`,
+      scan.inexact.offset - document.offset,
+    )
+  }
+  if (scan.infinite !== undefined) {
+    throw refuse(
+      `the number ${printableLine(scan.infinite.literal, 40)} is beyond float64 (kubectl refuses it)`,
+      scan.infinite.offset - document.offset,
+    )
+  }
+  const root: unknown = JSON.parse(document.text)
+  // Walked without recursion (the pre-scan has bounded the nesting anyway).
+  const pending: unknown[] = [root]
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     if (typeof node !== 'object' || node === null) continue
-    if (depth >= MAX_NESTING) throw refuse(`nested deeper than ${MAX_NESTING} levels`)
-    let replaced: unknown = node
-    if (node instanceof Uint8Array) {
-      try {
-        replaced = new TextDecoder('utf-8', { fatal: true }).decode(node)
-      } catch {
-        throw refuse('!!binary content is not UTF-8 text: JSON cannot hold it exactly')
+    const container = node as Record<string, unknown>
+    for (const key of Object.keys(container)) {
+      const value = container[key]
+      if (typeof value === 'string' && !value.isWellFormed()) container[key] = value.toWellFormed()
+      if (!key.isWellFormed() && !Array.isArray(container)) {
+        Reflect.deleteProperty(container, key)
+        container[key.toWellFormed()] = value
       }
-    } else if (node instanceof Set) {
-      const members: Record<string, null> = {}
-      for (const member of node as Set<unknown>) {
-        if (typeof member === 'object' && member !== null)
-          throw refuse('a !!set member that is not a scalar')
-        members[String(member)] = null
-      }
-      replaced = members
-    } else if (node instanceof Date) {
-      throw refuse('a !!timestamp: write the time as a quoted string')
-    }
-    ;(parent as Record<string | number, unknown>)[key] = replaced
-    converted.set(node, replaced)
-    if (typeof replaced !== 'object' || replaced === null) continue
-    if (Array.isArray(replaced)) {
-      replaced.forEach((_, i) =>
-        pending.push([replaced as unknown[], i, depth + 1, `${path}[${i}]`]),
-      )
-    } else {
-      for (const child of Object.keys(replaced)) {
-        pending.push([
-          replaced as Record<string, unknown>,
-          child,
-          depth + 1,
-          path === '' ? child : `${path}.${child}`,
-        ])
-      }
+      pending.push(value)
     }
   }
-  return holder.root
+  return root
 }
 
 /**
@@ -290,43 +266,16 @@ export function bracketsNestDeeperThan(text: string, limit: number): boolean {
   return false
 }
 
-/**
- * The first repeated key of any object in a valid JSON text, in linear time: JSON.parse keeps the
- * last value silently, where the YAML reading of the same bytes refuses the file.
- */
-function firstDuplicateJsonKey(text: string): { key: string; offset: number } | undefined {
-  const scopes: (Set<string> | undefined)[] = []
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (c === '{') scopes.push(new Set())
-    else if (c === '[') scopes.push(undefined)
-    else if (c === '}' || c === ']') scopes.pop()
-    else if (c === '"') {
-      const start = i
-      let escaped = false
-      for (i++; i < text.length && text[i] !== '"'; i++) {
-        if (text[i] === '\\') {
-          escaped = true
-          i++
-        }
-      }
-      const keys = scopes.at(-1)
-      if (keys === undefined) continue
-      let after = i + 1
-      while (after < text.length && /\s/.test(text[after] ?? '')) after++
-      if (text[after] !== ':') continue
-      const raw = text.slice(start, i + 1)
-      const key = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1)
-      if (keys.has(key)) return { key, offset: start }
-      keys.add(key)
-    }
-  }
-  return undefined
+/** ` at line L, column C`. */
+function at({ line, column }: { line: number; column: number }): string {
+  return ` at line ${line}, column ${column}`
 }
 
-function at(offset: number, lines: LineCounter): string {
-  const { line, col } = lines.linePos(offset)
-  return ` at line ${line}, column ${col}`
+/** The line and column (1-based) of `offset` in `text`, whose first line is `firstLine`. */
+function positionIn(text: string, offset: number, firstLine = 1): { line: number; column: number } {
+  const before = text.slice(0, offset)
+  const lineStart = before.lastIndexOf('\n') + 1
+  return { line: firstLine + lineOf(before, offset) - 1, column: offset - lineStart + 1 }
 }
 
 /**
@@ -375,18 +324,18 @@ function checkMetadata(object: KubeObject, where: string): void {
 
 const STDIN = 'standard input'
 
-async function read(file: string): Promise<string> {
+async function read(file: string): Promise<Uint8Array> {
   try {
-    return (await readBoundedFile(file, OBJECT_FILE_MAX_BYTES)).toString('utf8')
+    return await readBoundedFile(file, OBJECT_FILE_MAX_BYTES)
   } catch (error) {
     throw inputFileError(file, error)
   }
 }
 
-/** Standard input, bounded like a file. */
-async function readStdin(stdin: Readable): Promise<string> {
+/** Standard input's bytes, bounded like a file's (and read like one: a byte order mark, UTF-16). */
+async function readStdin(stdin: Readable): Promise<Uint8Array> {
   try {
-    return (await readBoundedStream(stdin, OBJECT_FILE_MAX_BYTES, STDIN)).toString('utf8')
+    return await readBoundedStream(stdin, OBJECT_FILE_MAX_BYTES, STDIN)
   } catch (error) {
     throw new ObjectFileError(`${STDIN}: ${errorMessage(error)}`)
   }

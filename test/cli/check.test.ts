@@ -171,7 +171,7 @@ t.test('inputs check cannot read exactly: exit 2 and one line, JSON as YAML', as
     'dup.json': '{"apiVersion":"v1","kind":"Service","metadata":{"name":"a","name":"b"}}',
     'dup.yaml': '{"apiVersion":"v1","kind":"Service","metadata":{"name":"a","name":"b"}}',
     'inf.yaml':
-      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: {replicas: 1e400}\n',
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec: {replicas: .inf}\n',
     'inf.json':
       '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"a"},"spec":{"replicas":1e400}}',
     'unnamed.yaml': 'apiVersion: v1\nkind: Service\nmetadata: {labels: {a: b}}\n',

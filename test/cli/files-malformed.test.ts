@@ -33,7 +33,7 @@ t.test('an alias bomb: exit 2 naming file and document, in every command', async
   const dir = await tempDir(t)
   const bomb = join(dir, 'bomb.yaml')
   await writeFile(bomb, aliasBomb())
-  const line = `mcp-admission: ${bomb}, document 1: Excessive alias count indicates a resource exhaustion attack\n`
+  const line = `mcp-admission: ${bomb}, document 1: document contains excessive aliasing\n`
   t.same(await runCli(['check', bomb]), { code: 2, stdout: '', stderr: line })
   const byOption = line.replace('mcp-admission: ', 'mcp-admission: --objects ')
   t.same(await runCli(['review', '--objects', bomb, REVIEW]), {

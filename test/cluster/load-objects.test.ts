@@ -71,7 +71,7 @@ t.test('an alias that contains itself is refused, not followed', async (t) => {
   const text = 'kind: ConfigMap\ndata: &loop\n  self: *loop\n'
   t.throws(() => parseObjects(text, 'loop.yaml'), {
     name: 'ObjectFileError',
-    message: /^loop\.yaml, document 1: not a JSON document/,
+    message: "loop.yaml, document 1: anchor 'loop' value contains itself at line 3, column 9",
   })
 })
 
@@ -188,14 +188,14 @@ t.test('a missing path is named with the reason in words', async (t) => {
 })
 
 t.test('an alias bomb is refused as a document error', async (t) => {
-  // The yaml library's alias limit throws a ReferenceError of its own, outside document.errors.
+  // kubectl's own guard (go-yaml's): aliases may make up only so much of the decoded nodes.
   const laughs = ['kind: ConfigMap', 'a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]']
   for (const [name, previous] of ['ba', 'cb', 'dc', 'ed', 'fe']) {
     laughs.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(', ')}]`)
   }
   t.equal(
     parseFailure(`kind: ConfigMap\nmetadata: {name: a}\n---\n${laughs.join('\n')}\n`, 'bomb.yaml'),
-    'bomb.yaml, document 2: Excessive alias count indicates a resource exhaustion attack',
+    'bomb.yaml, document 2: document contains excessive aliasing',
   )
 })
 
@@ -232,11 +232,14 @@ t.test('repeated keys are found in every mapping, flow or block, nested or in ke
   const cases: [string, string][] = [
     ['kind: ConfigMap\nmetadata:\n  name: a\n  name: b\n', '"name" repeated at line 4, column 3'],
     ['kind: ConfigMap\ndata: {a: 1, b: 2, a: 3}\n', '"a" repeated at line 2, column 20'],
-    ['kind: ConfigMap\nx: [{y: 1}, {y: 1, y: 2}]\n', '"y" repeated at line 2, column 20'],
-    ['kind: ConfigMap\n? {k: 1, k: 2}\n: v\n', '"k" repeated at line 2, column 10'],
+    // `y` is a boolean to kubectl (YAML 1.1): the key "true".
+    ['kind: ConfigMap\nx: [{y: 1}, {y: 1, y: 2}]\n', '"true" repeated at line 2, column 20'],
+    ['kind: ConfigMap\nx: [{k: 1, k: 2}]\n', '"k" repeated at line 2, column 12'],
     ['kind: ConfigMap\nkind: Secret\n', '"kind" repeated at line 2, column 1'],
-    // The same value spelled differently is the same key, as the yaml library has it.
+    // The same value spelled differently is the same key, as it is to kubectl; and so are two
+    // keys kubectl writes as the same JSON key (it keeps either at random).
     ['kind: ConfigMap\n1: a\n0x1: b\n', '"1" repeated at line 3, column 1'],
+    ['kind: ConfigMap\nyes: a\n"true": b\n', '"true" repeated at line 3, column 1'],
   ]
   for (const [text, where] of cases) {
     t.equal(
@@ -289,48 +292,43 @@ t.test(
         name: 'a repeated key in JSON, as in YAML',
         source: 'dup.json',
         text: '{"kind":"ConfigMap","metadata":{"name":"a","name":"b"}}',
-        message: 'dup.json, document 1: Map keys must be unique: "name" repeated at offset 43',
+        message:
+          'dup.json, document 1: Map keys must be unique: "name" repeated at line 1, column 44',
       },
       {
         name: 'a repeated key in JSON spelled with an escape',
         source: 'dup.json',
         text: '{"kind":"ConfigMap","metadata":{"name":"a"},"\\u006bind":"x"}',
-        message: 'dup.json, document 1: Map keys must be unique: "kind" repeated at offset 44',
+        message:
+          'dup.json, document 1: Map keys must be unique: "kind" repeated at line 1, column 45',
       },
       {
         name: 'a number beyond float64 in JSON',
         source: 'big.json',
         text: '{"kind":"Deployment","metadata":{"name":"a"},"spec":{"replicas":1e400}}',
         message:
-          'big.json, document 1: spec.replicas: a number beyond float64 (or .inf, .nan): JSON cannot hold it',
-      },
-      {
-        name: 'a number beyond float64 in YAML',
-        source: 'big.yaml',
-        text: `${named}spec: {replicas: 1e400}\n`,
-        message:
-          'big.yaml, document 1: spec.replicas: a number beyond float64 (or .inf, .nan): JSON cannot hold it',
+          'big.json, document 1: the number 1e400 is beyond float64 (kubectl refuses it) at line 1, column 65',
       },
       {
         name: 'an integer past 2^53 in JSON',
         source: 'int.json',
         text: '{"kind":"Deployment","metadata":{"name":"a"},"spec":{"replicas":9007199254740993}}',
         message:
-          'int.json, document 1: spec.replicas: an integer beyond 2^53: it cannot be read exactly here',
+          'int.json, document 1: the integer 9007199254740993 is beyond 2^53: it cannot be read exactly here at line 1, column 65',
       },
       {
         name: 'an integer past 2^53 in YAML',
         source: 'int.yaml',
         text: `${named}spec: {replicas: 9007199254740993}\n`,
         message:
-          'int.yaml, document 1: spec.replicas: an integer beyond 2^53: it cannot be read exactly here',
+          'int.yaml, document 1: the integer 9007199254740993 is beyond 2^53: it cannot be read exactly here at line 3, column 18',
       },
       {
         name: '.nan in a list',
         source: 'nan.yaml',
         text: `${named}data: {x: [1, .nan]}\n`,
         message:
-          'nan.yaml, document 1: data.x[1]: a number beyond float64 (or .inf, .nan): JSON cannot hold it',
+          'nan.yaml, document 1: .nan is no number JSON can hold (kubectl refuses it) at line 3, column 15',
       },
       {
         name: 'no name',
@@ -387,25 +385,6 @@ t.test(
         message: 'l.yaml, document 1: items of a List must be a list',
       },
       {
-        name: '!!binary that is not text',
-        source: 'bin.yaml',
-        text: `${named}data: {x: !!binary "/w=="}\n`,
-        message:
-          'bin.yaml, document 1: data.x: !!binary content is not UTF-8 text: JSON cannot hold it exactly',
-      },
-      {
-        name: '!!timestamp',
-        source: 'ts.yaml',
-        text: `${named}data: {x: !!timestamp 2001-12-14t21:59:43.10-05:00}\n`,
-        message: 'ts.yaml, document 1: data.x: a !!timestamp: write the time as a quoted string',
-      },
-      {
-        name: 'a !!set of mappings',
-        source: 'set.yaml',
-        text: `${named}data: !!set {? {a: 1}}\n`,
-        message: 'set.yaml, document 1: data: a !!set member that is not a scalar',
-      },
-      {
         name: 'a file name with a newline and an escape sequence',
         source: 'evil\nOK: \u001b[2J.yaml',
         text: 'kind: ConfigMap\n',
@@ -418,7 +397,7 @@ t.test(
   },
 )
 
-t.test('what Go reads exactly is read the same: BOM, nested Lists, tags', async (t) => {
+t.test('what kubectl reads is read the same: BOM, nested Lists, tags', async (t) => {
   const bom = '\uFEFF{"kind":"ConfigMap","metadata":{"name":"a"}}'
   t.same(parseObjects(bom, 'bom.json'), parseObjects(bom, 'bom.yaml'), 'a BOM, JSON as YAML')
   const nested =
@@ -434,7 +413,7 @@ t.test('what Go reads exactly is read the same: BOM, nested Lists, tags', async 
   )
   t.same(tagged?.['data'], {
     bin: 'hello',
-    set: { x: null, y: null },
+    set: { x: null, true: null }, // `y` is a boolean to kubectl
     custom: 'bar',
     str: '3',
     int: 3,

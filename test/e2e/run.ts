@@ -15,6 +15,7 @@ import { ensureBinaries, goUnavailableReason } from './control-plane/binaries.ts
 import { ensureCertManagerControllers } from './harness/cert-manager.ts'
 import { ensureHelm } from './harness/helm.ts'
 import { ensureOpenReportsCrds } from './harness/openreports.ts'
+import { ensureYamlParity } from './harness/yaml-parity.ts'
 import { OPERATOR_RELEASES, ensureOperator } from './toolhive/releases.ts'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
@@ -51,6 +52,8 @@ async function main(): Promise<number> {
   const certManager = await ensureCertManagerControllers(log)
   // The OpenReports CRDs from their Go module, downloaded once here rather than inside a test.
   await ensureOpenReportsCrds(log)
+  // kubectl's manifest reading (test/e2e/yaml-parity), for the YAML differential test.
+  const yamlParity = await ensureYamlParity(log)
 
   // The suite runs mcp-admission as it ships: dist/, built from the current sources.
   const tsc = join(repo, 'node_modules/typescript/bin/tsc')
@@ -73,6 +76,7 @@ async function main(): Promise<number> {
       E2E_KUBE_VERSION: binaries.kubeVersion,
       E2E_HELM: helm,
       E2E_CERT_MANAGER: certManager,
+      E2E_YAML_PARITY: yamlParity,
     },
   )
   log(

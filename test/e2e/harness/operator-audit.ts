@@ -89,13 +89,13 @@ export async function auditBesideOperator(
       const applied = await kubectl(['apply', '-f', '-'], result.stdout)
       t.equal(applied.code, 0, `kubectl apply: ${applied.stderr}`)
       const report = await getReport(env, namespace)
-    t.match(report, { source: 'mcp-admission', summary: { fail: 2 } })
-    const failed = (report['results'] as Any[]).filter((r) => r['result'] === 'fail')
-    t.match(failed, [
-      { rule: 'webhook-config', resources: [{ name: 'broken-hooks' }] },
-      { rule: 'proxy-deployment', resources: [{ name: 'stale' }] },
-    ])
-    // Applying the next audit replaces the report: nothing piles up.
+      t.match(report, { source: 'mcp-admission', summary: { fail: 2 } })
+      const failed = (report['results'] as Any[]).filter((r) => r['result'] === 'fail')
+      t.match(failed, [
+        { rule: 'webhook-config', resources: [{ name: 'broken-hooks' }] },
+        { rule: 'proxy-deployment', resources: [{ name: 'stale' }] },
+      ])
+      // Applying the next audit replaces the report: nothing piles up.
       const again = await kubectl(
         ['apply', '-f', '-'],
         (await audit(env.plane.kubeconfig, 'openreports')).stdout,
