@@ -27,6 +27,7 @@ import { auditCollections, plantedDefects } from './audit-population.ts'
 import { namespaceOf, serverName } from './cluster/population.ts'
 import type { ChildRun } from './child-run.ts'
 import { runChild } from './child-run.ts'
+import { median } from './stats.ts'
 import { startListServer } from './list-server.ts'
 import { webhookConfigCount } from './population.ts'
 import { machineBusySeconds } from './proc.ts'
@@ -220,12 +221,6 @@ function kubeconfigFor(server: string, ca: string): string {
     contexts: [{ name: 'bench', context: { cluster: 'stand-in', user: 'bench' } }],
     'current-context': 'bench',
   })
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url'
 import { releaseSources } from '../test/e2e/toolhive/releases.ts'
 import type { KubeObject } from '../src/policy/kube/object.ts'
 import { runChild } from './child-run.ts'
+import { median } from './stats.ts'
 import { populationObjects, toYaml } from './population.ts'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
@@ -120,12 +121,6 @@ async function run(args: string[]): Promise<Run> {
     code: child.code,
     summary: child.stdout.trim().split('\n').at(-1) ?? '',
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`

@@ -12,6 +12,9 @@ import { postReview } from './processes.ts'
 import { deploymentReview } from './scenarios.ts'
 import { withToken } from './token.ts'
 import type { Scenario, ScenarioId } from './scenarios.ts'
+import { median } from './stats.ts'
+
+export { median }
 
 export type TargetKind = 'product' | 'floor'
 
@@ -35,13 +38,6 @@ export interface Measurement {
   /** Offered requests per second (rate mode). */
   readonly rate?: number
   readonly result: LoadResult
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b)
-  if (sorted.length === 0) return Number.NaN
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 /** The part of a load job that names the server and the reviews to send it. */

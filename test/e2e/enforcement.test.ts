@@ -16,6 +16,7 @@ import t from 'tap'
 import { proxyDeployment, runConfigFor } from '../helpers/proxy.ts'
 import { auditEventOf, mustKubectl, startEnvironment, waitFor } from './harness/environment.ts'
 import type { AuditQuery, RunningAdmission } from './harness/environment.ts'
+import { toolHiveObject } from './harness/operator-objects.ts'
 
 type Any = Record<string, any>
 
@@ -50,18 +51,10 @@ interface ObservedOperation {
 const env = await startEnvironment(t, { auditLog: true })
 const { kubectl } = env
 
-const webhookConfig = (namespace: string, name: string, spec: unknown) => ({
-  apiVersion: 'toolhive.stacklok.dev/v1alpha1',
-  kind: 'MCPWebhookConfig',
-  metadata: { name, namespace },
-  spec,
-})
-const mcpServer = (namespace: string, name: string, spec: unknown) => ({
-  apiVersion: 'toolhive.stacklok.dev/v1beta1',
-  kind: 'MCPServer',
-  metadata: { name, namespace },
-  spec,
-})
+const webhookConfig = (namespace: string, name: string, spec: unknown) =>
+  toolHiveObject('MCPWebhookConfig', namespace, name, spec)
+const mcpServer = (namespace: string, name: string, spec: unknown) =>
+  toolHiveObject('MCPServer', namespace, name, spec)
 const create = (object: unknown) => kubectl(['create', '-f', '-'], JSON.stringify(object))
 async function get(kind: string, name: string, namespace: string): Promise<Any> {
   return JSON.parse(

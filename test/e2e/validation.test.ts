@@ -8,22 +8,15 @@
 import t from 'tap'
 import { startEnvironment, storeWithoutValidation } from './harness/environment.ts'
 import { mustKubectl } from './harness/kubectl.ts'
+import { toolHiveObject } from './harness/operator-objects.ts'
 
 const env = await startEnvironment(t)
 const { kubectl } = env
 
-const webhookConfig = (namespace: string, name: string, spec: unknown) => ({
-  apiVersion: 'toolhive.stacklok.dev/v1alpha1',
-  kind: 'MCPWebhookConfig',
-  metadata: { name, namespace },
-  spec,
-})
-const server = (namespace: string, name: string, spec: unknown) => ({
-  apiVersion: 'toolhive.stacklok.dev/v1beta1',
-  kind: 'MCPServer',
-  metadata: { name, namespace },
-  spec,
-})
+const webhookConfig = (namespace: string, name: string, spec: unknown) =>
+  toolHiveObject('MCPWebhookConfig', namespace, name, spec)
+const server = (namespace: string, name: string, spec: unknown) =>
+  toolHiveObject('MCPServer', namespace, name, spec)
 const apply = (object: unknown) => kubectl(['apply', '-f', '-'], JSON.stringify(object))
 
 t.test('an invalid webhook config is rejected with all its messages', async (t) => {

@@ -70,6 +70,22 @@ export function generationEnvEntry(): Any {
   }
 }
 
+/** An MCPWebhookConfig (served at v1alpha1 by every release) or MCPServer (v1beta1), as written. */
+export function toolHiveObject(
+  kind: 'MCPWebhookConfig' | 'MCPServer',
+  namespace: string,
+  name: string,
+  spec: unknown,
+): {
+  readonly apiVersion: string
+  readonly kind: string
+  readonly metadata: { readonly name: string; readonly namespace: string }
+  readonly spec: unknown
+} {
+  const version = kind === 'MCPWebhookConfig' ? 'v1alpha1' : 'v1beta1'
+  return { apiVersion: `${GROUP}/${version}`, kind, metadata: { name, namespace }, spec }
+}
+
 export function mcpServer(name: string, namespace: string, spec: Any): Any {
   return {
     apiVersion: `${GROUP}/v1beta1`,
