@@ -35,7 +35,7 @@ export async function reviewCommand(
   options: ReviewOptions,
   io: CliIo,
 ): Promise<number> {
-  const catalog = await loadCrdCatalog(options)
+  const catalog = await loadCrdCatalog(options, io)
   const view = new MemoryView(await loadObjects(options.objects), servedByCatalog(catalog))
   const source = file === '-' ? 'standard input' : file
   // Bounded as the server bounds a request body; a file must be a regular file (not a FIFO or
