@@ -145,11 +145,12 @@ async function credentialsFor(options: AuditOptions, io: CliIo): Promise<Cluster
       'audit needs a cluster: --kubeconfig FILE, KUBECONFIG, or in-cluster credentials in a pod',
     )
   try {
-    return await loadClusterCredentials(
-      credentials,
-      createLogger('silent', io.stderr),
-      io.serviceAccountDir,
-    )
+    return await loadClusterCredentials(credentials, {
+      logger: createLogger('silent', io.stderr),
+      serviceAccountDir: io.serviceAccountDir,
+      env: io.env,
+      execTimeoutMs: io.execTimeoutMs,
+    })
   } catch (error) {
     if (error instanceof StartupError) throw new UsageError(error.message)
     throw error

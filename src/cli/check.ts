@@ -59,7 +59,7 @@ export async function checkCommand(
 ): Promise<number> {
   if (paths.length === 0)
     throw new UsageError('check needs at least one file or directory to apply')
-  const catalog = await loadCrdCatalog(options)
+  const catalog = await loadCrdCatalog(options, io)
   // --strict asks for what only the CRDs can say: without them it would pass unchecked input.
   if (catalog === undefined && options.strict === true)
     throw new UsageError(`--strict: ${CRDS_NOT_CHECKED}`)

@@ -17,6 +17,7 @@ import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { errorMessage } from '../policy/messages/render.ts'
 import { UsageError } from './io.ts'
+import type { CliIo } from './io.ts'
 import { loadKubeconfigCredentials } from './kubeconfig.ts'
 import { StartupError } from './startup-errors.ts'
 
@@ -30,15 +31,16 @@ const PAGE_SIZE = 50
 const REQUEST_TIMEOUT_MS = 30_000
 
 /** The ToolHive CRDs the cluster of `kubeconfig` serves, each with where it was read. */
-export async function readClusterCrds(kubeconfig: string): Promise<SourcedObject[]> {
+export async function readClusterCrds(
+  kubeconfig: string,
+  io: Pick<CliIo, 'env' | 'execTimeoutMs'>,
+): Promise<SourcedObject[]> {
   let credentials
   try {
-    credentials = await loadKubeconfigCredentials({
-      kind: 'kubeconfig',
-      files: [kubeconfig],
-      setting: '--kubeconfig',
-      value: kubeconfig,
-    })
+    credentials = await loadKubeconfigCredentials(
+      { kind: 'kubeconfig', files: [kubeconfig], setting: '--kubeconfig', value: kubeconfig },
+      { env: io.env, execTimeoutMs: io.execTimeoutMs },
+    )
   } catch (error) {
     if (error instanceof StartupError) throw new UsageError(error.message)
     throw error

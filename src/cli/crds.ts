@@ -13,6 +13,7 @@ import type { CrdDefinition } from '../policy/crd/crd-definition.ts'
 import { renderText, renderViolations } from '../policy/messages/render.ts'
 import { readClusterCrds } from './cluster-crds.ts'
 import { UsageError } from './io.ts'
+import type { CliIo } from './io.ts'
 
 /** Where the CRDs come from: files (`--crds`), the cluster of a kubeconfig, or nowhere. */
 export interface CrdSource {
@@ -21,7 +22,10 @@ export interface CrdSource {
 }
 
 /** The catalog of the CRDs the options name, or undefined when they name none. */
-export async function loadCrdCatalog(source: CrdSource): Promise<CrdCatalog | undefined> {
+export async function loadCrdCatalog(
+  source: CrdSource,
+  io: Pick<CliIo, 'env' | 'execTimeoutMs'>,
+): Promise<CrdCatalog | undefined> {
   const paths = source.crds ?? []
   if (paths.length > 0 && source.kubeconfig !== undefined) {
     throw new UsageError(
@@ -32,7 +36,7 @@ export async function loadCrdCatalog(source: CrdSource): Promise<CrdCatalog | un
   const sourced =
     source.kubeconfig === undefined
       ? await loadSourcedObjects(paths)
-      : await readClusterCrds(source.kubeconfig)
+      : await readClusterCrds(source.kubeconfig, io)
   // Loaded only here: the CEL and RE2 engines (some MiB of heap) are for `--crds`, and `serve`,
   // which imports this module through the CLI, must not pay for them in every pod.
   const [{ crdCatalog }, { CrdInputError, readCrd }] = await Promise.all([

@@ -11,6 +11,8 @@ export interface CliIo {
   readonly runUntilSignal: (close: () => Promise<void>) => void
   /** Where the pod's service account is mounted; the kubelet's path unless a test says otherwise. */
   readonly serviceAccountDir?: string
+  /** How long a kubeconfig's exec plugin may run; EXEC_TIMEOUT_MS unless a test says otherwise. */
+  readonly execTimeoutMs?: number
 }
 
 /** Process exit codes of every command. */

@@ -2,16 +2,20 @@
  * The cluster's credentials, read and checked before anything listens: a kubeconfig (one file
  * from `--kubeconfig`, or KUBECONFIG's path list merged as kubectl merges it), or the pod's
  * service account. What cannot work is a StartupError naming the flag, variable or file, never a
- * client that retries for ever.
+ * client that retries for ever: a kubeconfig's token file is read and its exec plugin run once
+ * here (kubeconfig-credentials.ts says what is read as kubectl reads it).
  */
 
-import { dirname } from 'node:path'
+import { dirname, isAbsolute, join } from 'node:path'
 import type { KubeConfig } from '@kubernetes/client-node'
-import type { Logger } from 'pino'
+import type { TokenLogger } from '../cluster/token-file.ts'
 import { parseDocument } from 'yaml'
 import type { ClusterCredentials } from '../cluster/cluster-credentials.ts'
 import { loadInClusterCredentials } from '../cluster/in-cluster-credentials.ts'
+import { readExecConfig } from '../cluster/exec-credential.ts'
+import type { ExecConfig } from '../cluster/exec-credential.ts'
 import { kubeConfigCredentials } from '../cluster/kubeconfig-credentials.ts'
+import { isRecord } from '../policy/kube/object.ts'
 import { printableLine } from '../policy/messages/render.ts'
 import type { Cluster, Context, User } from '@kubernetes/client-node'
 import { FileReadError, MiB, readBoundedFile } from '../files/bounded-read.ts'
@@ -25,14 +29,31 @@ export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccoun
 
 /** A kubeconfig with a few clusters' certificates inline is some KiB; this is far above that. */
 export const KUBECONFIG_MAX_BYTES = 4 * MiB
+
+/** What reading a cluster's credentials takes besides the setting itself. */
+export interface CredentialsContext {
+  readonly logger?: TokenLogger | undefined
+  /** The pod's service account mount; SERVICE_ACCOUNT_DIR unless a test says otherwise. */
+  readonly serviceAccountDir?: string | undefined
+  /** The environment a kubeconfig's exec plugin inherits (the process's). */
+  readonly env?: Readonly<Record<string, string | undefined>> | undefined
+  /** How long an exec plugin may run; EXEC_TIMEOUT_MS unless a test says otherwise. */
+  readonly execTimeoutMs?: number | undefined
+}
+
 /** The credentials with a server to reach; a StartupError when they cannot work. */
 export async function loadClusterCredentials(
   credentials: Credentials,
-  logger: Logger,
-  serviceAccountDir: string = SERVICE_ACCOUNT_DIR,
+  context: CredentialsContext = {},
 ): Promise<ClusterCredentials> {
-  if (credentials.kind === 'in-cluster') return inCluster(credentials, serviceAccountDir, logger)
-  return loadKubeconfigCredentials(credentials)
+  if (credentials.kind === 'in-cluster') {
+    return inCluster(
+      credentials,
+      context.serviceAccountDir ?? SERVICE_ACCOUNT_DIR,
+      context.logger ?? silent,
+    )
+  }
+  return loadKubeconfigCredentials(credentials, context)
 }
 
 export type KubeconfigCredentials = Extract<Credentials, { kind: 'kubeconfig' }>
@@ -40,11 +61,52 @@ export type KubeconfigCredentials = Extract<Credentials, { kind: 'kubeconfig' }>
 /** A kubeconfig's current cluster and user (`serve`, and `check --kubeconfig`); a StartupError when they cannot work. */
 export async function loadKubeconfigCredentials(
   credentials: KubeconfigCredentials,
+  context: CredentialsContext = {},
 ): Promise<ClusterCredentials> {
   // Loaded only for a kubeconfig (exec plugins, OIDC, contexts): importing the client costs some
   // 40 MiB resident, for its generated API models, that a pod's own credentials do not need.
   const { KubeConfig } = await import('@kubernetes/client-node')
-  return kubeConfigCredentials(await fromFiles(() => new KubeConfig(), credentials))
+  const { config, user } = await fromFiles(() => new KubeConfig(), credentials)
+  const named = `${credentials.setting} ${credentials.value}`
+  const userName = `user ${JSON.stringify(user?.name ?? '')}`
+  let exec: ExecConfig | undefined
+  try {
+    exec = user?.exec === undefined ? undefined : readExecConfig(user.exec, user.dir)
+  } catch (error) {
+    throw new StartupError(`${named}: ${userName}: ${errorMessage(error)}`, { cause: error })
+  }
+  let loaded
+  try {
+    loaded = kubeConfigCredentials(config, {
+      tokenFile: user?.tokenFile,
+      exec,
+      env: context.env,
+      execTimeoutMs: context.execTimeoutMs,
+      logger: context.logger,
+    })
+  } catch (error) {
+    throw new StartupError(`${named}: ${errorMessage(error)}`, { cause: error })
+  }
+  try {
+    await loaded.start()
+  } catch (error) {
+    throw new StartupError(`${named}: ${userName}: ${errorMessage(error)}`, { cause: error })
+  }
+  return loaded
+}
+
+const silent: TokenLogger = { info: () => undefined, warn: () => undefined }
+
+/**
+ * The current user's fields client-node does not read as kubectl does, with the directory of the
+ * file that defined the user (client-go resolves relative paths against it): `tokenFile`, which
+ * the client does not know, and `exec`, which is run by our own code.
+ */
+interface UserFields {
+  readonly name: string
+  readonly dir: string
+  readonly tokenFile?: string | undefined
+  readonly exec?: unknown
 }
 
 /**
@@ -56,10 +118,12 @@ export async function loadKubeconfigCredentials(
 async function fromFiles(
   create: () => KubeConfig,
   credentials: KubeconfigCredentials,
-): Promise<KubeConfig> {
+): Promise<{ readonly config: KubeConfig; readonly user: UserFields | undefined }> {
   const { setting, files } = credentials
   const skipMissing = setting === 'KUBECONFIG'
   const loaded: KubeConfig[] = []
+  // Each user's own fields, from the first file to define the user (as the merge below keeps it).
+  const users = new Map<string, UserFields>()
   let found = false
   for (const file of files) {
     let text: string
@@ -71,10 +135,10 @@ async function fromFiles(
     }
     found = true
     const config = create()
-    const problem = kubeconfigProblem(text)
-    if (problem === 'empty') continue // as client-go reads it: a file that sets nothing
+    const parsed = parseKubeconfig(text)
+    if (parsed === 'empty') continue // as client-go reads it: a file that sets nothing
     try {
-      if (problem !== undefined) throw new Error(problem.reason)
+      if ('reason' in parsed) throw new Error(parsed.reason)
       config.loadFromString(text)
       config.makePathsAbsolute(dirname(file))
     } catch (error) {
@@ -85,27 +149,58 @@ async function fromFiles(
       })
     }
     loaded.push(config)
+    for (const user of config.users) {
+      if (users.has(user.name)) continue
+      const tokenFile = tokenFileOf(parsed.value, user.name)
+      const dir = dirname(file)
+      users.set(user.name, {
+        name: user.name,
+        dir,
+        tokenFile: tokenFile && (isAbsolute(tokenFile) ? tokenFile : join(dir, tokenFile)),
+        exec: user.exec ?? undefined,
+      })
+    }
   }
   const named = `${setting} ${credentials.value}`
   if (loaded.length === 0 && !found) {
     const reason = files.length === 1 ? 'no such file' : `none of its ${files.length} files exists`
     throw new StartupError(`${named}: ${reason}`)
   }
+  const options = mergeFirstWins(loaded)
   const merged = create()
-  merged.loadFromOptions(mergeFirstWins(loaded))
+  merged.loadFromOptions(options)
   if (merged.getCurrentCluster()?.server === undefined) {
     // Every watch would fail and retry for ever, never ready: say so now instead.
     throw new StartupError(`${named}: not a valid kubeconfig: no current cluster`)
   }
-  return merged
+  const current = merged.getCurrentUser()
+  if (current?.exec) {
+    // Our runner runs the plugin (exec-credential.ts); the client must not run it as well.
+    options.users = options.users.map((user) =>
+      user === current ? { ...user, exec: undefined } : user,
+    )
+    merged.loadFromOptions(options)
+  }
+  return { config: merged, user: current ? users.get(current.name) : undefined }
+}
+
+/** A user's `tokenFile` as the file gives it (client-node reads only its own `token-file`). */
+function tokenFileOf(value: Record<string, unknown>, name: string): string | undefined {
+  const users = Array.isArray(value['users']) ? (value['users'] as unknown[]) : []
+  const entry = users.find((candidate) => isRecord(candidate) && candidate['name'] === name)
+  const user = isRecord(entry) ? entry['user'] : undefined
+  const tokenFile = isRecord(user) ? user['tokenFile'] : undefined
+  return typeof tokenFile === 'string' && tokenFile !== '' ? tokenFile : undefined
 }
 
 /**
  * `empty` for a file with no document (or only comments), a reason when its YAML is no mapping,
- * undefined when the client's own loader may read it. The `yaml` parser's first error is used for
- * the reason: it names a position, never the text.
+ * else the mapping, which the client's own loader may read too. The `yaml` parser's first error
+ * is used for the reason: it names a position, never the text.
  */
-function kubeconfigProblem(text: string): { readonly reason: string } | 'empty' | undefined {
+function parseKubeconfig(
+  text: string,
+): { readonly reason: string } | { readonly value: Record<string, unknown> } | 'empty' {
   const document = parseDocument(text, { uniqueKeys: false })
   const error = document.errors[0]
   if (error !== undefined) {
@@ -114,8 +209,8 @@ function kubeconfigProblem(text: string): { readonly reason: string } | 'empty' 
   }
   const value: unknown = document.toJS({ maxAliasCount: 100 })
   if (value === null || value === undefined) return 'empty'
-  if (typeof value !== 'object' || Array.isArray(value)) return { reason: 'not a YAML mapping' }
-  return undefined
+  if (!isRecord(value)) return { reason: 'not a YAML mapping' }
+  return { value }
 }
 
 interface KubeConfigOptions {
@@ -158,7 +253,7 @@ function mergeFirstWins(configs: readonly KubeConfig[]): KubeConfigOptions {
 async function inCluster(
   credentials: Extract<Credentials, { kind: 'in-cluster' }>,
   serviceAccountDir: string,
-  logger: Logger,
+  logger: TokenLogger,
 ): Promise<ClusterCredentials> {
   const host = credentials.host.includes(':') ? `[${credentials.host}]` : credentials.host
   const loaded = await loadInClusterCredentials({

@@ -36,7 +36,7 @@ export async function reviewCommand(
   options: ReviewOptions,
   io: CliIo,
 ): Promise<number> {
-  const catalog = await loadCrdCatalog(options)
+  const catalog = await loadCrdCatalog(options, io)
   const view = new MemoryView(
     await namedBy('--objects', () => loadObjects(options.objects)),
     servedByCatalog(catalog),

@@ -66,7 +66,7 @@ async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningS
   // is written for a start that is bound to fail.
   if (config.mode !== 'reconciler') await loadServerFiles(config.server)
   const metrics = createMetrics()
-  const { view, cluster } = await createView(config, io.serviceAccountDir, logger, metrics)
+  const { view, cluster } = await createView(config, io, logger, metrics)
   if (config.generateDevCertificates) {
     // Loaded only here: the x509 generator is not needed in a cluster.
     const { ensureDevCertificates } = await import('../http/dev-certs.ts')
@@ -140,7 +140,7 @@ interface CreatedView {
 
 async function createView(
   config: ServeConfig,
-  serviceAccountDir: string | undefined,
+  io: CliIo,
   logger: Logger,
   metrics: Metrics,
 ): Promise<CreatedView> {
@@ -157,12 +157,7 @@ async function createView(
       }
     }
     case 'cluster': {
-      const cluster = await connectCluster(
-        config.view.credentials,
-        serviceAccountDir,
-        logger,
-        metrics,
-      )
+      const cluster = await connectCluster(config.view.credentials, io, logger, metrics)
       return { view: cluster.view, cluster }
     }
   }
@@ -179,11 +174,16 @@ interface Cluster {
 /** Reads the credentials (a kubeconfig, or the pod's) and builds the view; nothing runs yet. */
 async function connectCluster(
   credentials: Credentials,
-  serviceAccountDir: string | undefined,
+  io: CliIo,
   logger: Logger,
   metrics: Metrics,
 ): Promise<Cluster> {
-  const clusterCredentials = await loadClusterCredentials(credentials, logger, serviceAccountDir)
+  const clusterCredentials = await loadClusterCredentials(credentials, {
+    logger,
+    serviceAccountDir: io.serviceAccountDir,
+    env: io.env,
+    execTimeoutMs: io.execTimeoutMs,
+  })
   const server = clusterCredentials.server
   const api = new KubeApi(clusterCredentials)
   // The initial lists keep only trimmed objects, page by page, but parsing the pages still grows

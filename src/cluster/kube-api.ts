@@ -5,13 +5,17 @@
  * turn timestamps into Dates and copy maps by assignment, which would lose a (legal) ConfigMap key
  * named `__proto__` and change its checksum. The server, CA and authentication come from
  * ClusterCredentials (the pod's service account, or a kubeconfig); one keep-alive agent serves
- * every request so a live read at admission time does not pay for a new TLS handshake.
+ * every request so a live read at admission time does not pay for a new TLS handshake, through
+ * the kubeconfig's proxy when it names one. Answers are read within bounds (response-body.ts), and
+ * an error body is quoted only with the credentials sent taken out (redact.ts).
  */
 
 import http from 'node:http'
 import https from 'node:https'
-import { createInterface } from 'node:readline'
 import type { ClusterCredentials } from './cluster-credentials.ts'
+import { proxyAgent } from './proxy-tunnel.ts'
+import { redactCredentials, requestSecrets } from './redact.ts'
+import { BODY_MAX_BYTES, WATCH_LINE_MAX_BYTES, boundedLines, readBody } from './response-body.ts'
 
 /** An API error with the HTTP status, or 0 when no response arrived. */
 export class KubeApiError extends Error {
@@ -31,6 +35,16 @@ export interface WatchEvent {
 interface KubeApiOptions {
   /** Per-request limit for plain reads (live reads sit on the admission path). */
   readonly requestTimeoutMs?: number
+  /** The most a body may hold; BODY_MAX_BYTES unless a test says otherwise. */
+  readonly maxBodyBytes?: number
+  /** The most a watch event may hold; WATCH_LINE_MAX_BYTES unless a test says otherwise. */
+  readonly maxLineBytes?: number
+}
+
+/** A response, with what was sent for it (to take the credentials out of an error body). */
+interface Answer {
+  readonly response: http.IncomingMessage
+  readonly sent: https.RequestOptions
 }
 
 type Query = Readonly<Record<string, string | number | boolean | undefined>>
@@ -38,11 +52,15 @@ type Query = Readonly<Record<string, string | number | boolean | undefined>>
 export class KubeApi {
   readonly #credentials: ClusterCredentials
   readonly #requestTimeoutMs: number
+  readonly #maxBodyBytes: number
+  readonly #maxLineBytes: number
   #agent: http.Agent | undefined
 
   constructor(credentials: ClusterCredentials, options: KubeApiOptions = {}) {
     this.#credentials = credentials
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 5_000
+    this.#maxBodyBytes = options.maxBodyBytes ?? BODY_MAX_BYTES
+    this.#maxLineBytes = options.maxLineBytes ?? WATCH_LINE_MAX_BYTES
   }
 
   /**
@@ -54,19 +72,20 @@ export class KubeApi {
     query: Query = {},
     signal?: AbortSignal,
   ): Promise<Record<string, unknown> | undefined> {
-    let response: http.IncomingMessage
+    let answer: Answer
     let body: string
     try {
-      response = await this.#request(path, query, this.#requestTimeoutMs, signal, undefined, {
+      answer = await this.#request(path, query, this.#requestTimeoutMs, signal, undefined, {
         retryUnauthorized: true,
       })
-      body = await readBody(response)
+      body = await this.#readBody(answer.response, 'GET', path)
     } catch (error) {
       if (signal?.aborted) throw new KubeApiError(`GET ${path}: ${abortReason(signal)}`, 0)
       throw error
     }
-    if (response.statusCode === 404) return undefined
-    if (response.statusCode !== 200) throw apiError(path, response.statusCode ?? 0, body)
+    const status = answer.response.statusCode ?? 0
+    if (status === 404) return undefined
+    if (status !== 200) throw apiError(path, status, body, answer.sent)
     return JSON.parse(body) as Record<string, unknown>
   }
 
@@ -88,26 +107,29 @@ export class KubeApi {
   ): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
     const payload = Buffer.from(JSON.stringify(body), 'utf8')
     const { signal } = options
-    let response: http.IncomingMessage
+    let answer: Answer
     let text: string
     try {
-      response = await this.#request(path, options.query ?? {}, this.#requestTimeoutMs, signal, {
+      answer = await this.#request(path, options.query ?? {}, this.#requestTimeoutMs, signal, {
         method,
         payload,
         contentType: options.contentType ?? 'application/json',
       })
-      text = await readBody(response)
+      text = await this.#readBody(answer.response, method, path)
     } catch (error) {
       if (signal?.aborted) throw new KubeApiError(`${method} ${path}: ${abortReason(signal)}`, 0)
       throw error
     }
+    const status = answer.response.statusCode ?? 0
+    // A refusal's message is logged by the caller: without the credentials it may echo.
+    if (status >= 400) text = redactCredentials(text, requestSecrets(answer.sent))
     let parsed: Record<string, unknown> | undefined
     try {
       parsed = JSON.parse(text) as Record<string, unknown>
     } catch {
       parsed = undefined
     }
-    return { status: response.statusCode ?? 0, body: parsed }
+    return { status, body: parsed }
   }
 
   /**
@@ -120,23 +142,26 @@ export class KubeApi {
     onEvent: (event: WatchEvent) => void,
     options: { readonly signal: AbortSignal; readonly idleTimeoutMs: number },
   ): Promise<void> {
-    const response = await this.#request(
+    const { response, sent } = await this.#request(
       path,
       { ...query, watch: true },
       options.idleTimeoutMs,
       options.signal,
     )
     if (response.statusCode !== 200) {
-      throw apiError(path, response.statusCode ?? 0, await readBody(response))
+      const body = await this.#readBody(response, 'GET', path)
+      throw apiError(path, response.statusCode ?? 0, body, sent)
     }
-    const lines = createInterface({ input: response, crlfDelay: Infinity })
     try {
-      for await (const line of lines) {
+      for await (const line of boundedLines(response, this.#maxLineBytes)) {
         if (line === '') continue
         onEvent(JSON.parse(line) as WatchEvent)
       }
+    } catch (error) {
+      if (error instanceof Error && error.name === 'BodyTooLargeError')
+        throw new KubeApiError(`watch ${path}: ${error.message}`, 0)
+      throw error
     } finally {
-      lines.close()
       response.destroy()
     }
     // A stream cut by an error or an abort ends the loop as well; tell it from a clean end.
@@ -157,23 +182,38 @@ export class KubeApi {
     signal?: AbortSignal,
     write?: Write,
     { retryUnauthorized = false }: { readonly retryUnauthorized?: boolean } = {},
-  ): Promise<http.IncomingMessage> {
+  ): Promise<Answer> {
     const url = new URL(this.#credentials.server.replace(/\/$/, '') + path)
     for (const [key, value] of Object.entries(query)) {
       if (value !== undefined) url.searchParams.set(key, String(value))
     }
-    const first = await this.#options(write)
+    const first = await this.#options(path, write, signal)
     const response = await this.#send(url, path, first, timeoutMs, signal, write)
-    if (response.statusCode !== 401 || !this.#credentials.refresh) return response
+    if (response.statusCode !== 401 || !this.#credentials.refresh) return { response, sent: first }
     await this.#credentials.refresh()
-    if (!retryUnauthorized) return response
-    const second = await this.#options(write)
-    if (authorizationOf(second) === authorizationOf(first)) return response
+    if (!retryUnauthorized) return { response, sent: first }
+    const second = await this.#options(path, write, signal)
+    if (authorizationOf(second) === authorizationOf(first)) return { response, sent: first }
     response.resume()
-    return this.#send(url, path, second, timeoutMs, signal, write)
+    return { response: await this.#send(url, path, second, timeoutMs, signal, write), sent: second }
   }
 
-  async #options(write: Write | undefined): Promise<https.RequestOptions> {
+  /** The body within its bound; a KubeApiError naming the request past it. */
+  async #readBody(response: http.IncomingMessage, method: string, path: string): Promise<string> {
+    try {
+      return await readBody(response, this.#maxBodyBytes)
+    } catch (error) {
+      if (error instanceof Error && error.name === 'BodyTooLargeError')
+        throw new KubeApiError(`${method} ${path}: ${error.message}`, 0)
+      throw error
+    }
+  }
+
+  async #options(
+    path: string,
+    write: Write | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<https.RequestOptions> {
     const options: https.RequestOptions = {
       method: write?.method ?? 'GET',
       headers: {
@@ -184,7 +224,14 @@ export class KubeApi {
       },
     }
     // Fills in the CA and credentials (a kubeconfig's client also adds an agent: ours replaces it).
-    await this.#credentials.applyTo(options)
+    try {
+      await this.#credentials.applyTo(options, signal)
+    } catch (error) {
+      // Credentials that cannot be had (an exec plugin that failed): the request's error.
+      if (signal?.aborted) throw error
+      const reason = error instanceof Error ? error.message : String(error)
+      throw new KubeApiError(`${options.method ?? 'GET'} ${path}: ${reason}`, 0)
+    }
     return options
   }
 
@@ -196,7 +243,7 @@ export class KubeApi {
     signal: AbortSignal | undefined,
     write: Write | undefined,
   ): Promise<http.IncomingMessage> {
-    this.#agent ??= newAgent(url.protocol, options)
+    this.#agent ??= newAgent(url.protocol, options, this.#credentials.proxy)
     const transport = url.protocol === 'http:' ? http : https
     return new Promise((resolve, reject) => {
       const request = transport.request(url, {
@@ -237,9 +284,10 @@ export class KubeApi {
     })
   }
 
-  /** Closes idle pooled connections (at shutdown). */
+  /** Closes idle pooled connections and ends whatever obtains credentials (at shutdown). */
   close(): void {
     this.#agent?.destroy()
+    this.#credentials.close?.()
   }
 }
 
@@ -262,41 +310,49 @@ function abortReason(signal: AbortSignal): string {
   return reason instanceof Error ? reason.message : 'aborted'
 }
 
-function newAgent(protocol: string, tls: https.RequestOptions): http.Agent {
+function newAgent(protocol: string, tls: https.RequestOptions, proxy: URL | undefined): http.Agent {
   // Each review of a proxy Deployment makes two live reads, and the API server sends reviews
   // concurrently (a burst of operator writes: dozens); the watches hold a socket each for good.
   // A pool smaller than that queued reads behind one another, and keeping only 4 idle sockets
   // paid a TLS handshake again after every burst (bench:cluster, 32 writers: added p50 168 -> 126
   // ms, p99 367 -> 198 ms). Idle sockets cost the API server little.
   const common = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64 }
-  if (protocol === 'http:') return new http.Agent(common)
-  const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername } = tls
-  return new https.Agent({
+  // The cluster's side only: a client certificate comes with each request, since an exec
+  // plugin's is replaced when it expires (the pool keys its sockets by it).
+  const { ca, rejectUnauthorized, servername } = tls
+  const cluster: https.AgentOptions = {
     ...common,
-    ca,
-    cert,
-    key,
-    pfx,
-    passphrase,
-    servername,
+    ...(ca === undefined ? {} : { ca }),
+    ...(servername === undefined ? {} : { servername }),
     ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }),
-  })
+  }
+  if (proxy !== undefined) return proxyAgent(protocol, proxy, cluster, { ca })
+  if (protocol === 'http:') return new http.Agent(common)
+  return new https.Agent(cluster)
 }
 
-async function readBody(response: http.IncomingMessage): Promise<string> {
-  response.setEncoding('utf8')
-  let body = ''
-  for await (const chunk of response) body += chunk as string
-  return body
-}
-
-function apiError(path: string, status: number, body: string): KubeApiError {
-  let message = body.slice(0, 300)
+/**
+ * An API error's message: the Status's, else the start of the body, without the credentials the
+ * request carried or anything shaped like one (a proxy or server may echo them in a 401 or 403).
+ */
+function apiError(
+  path: string,
+  status: number,
+  body: string,
+  sent: https.RequestOptions,
+): KubeApiError {
+  const secrets = requestSecrets(sent)
+  let message: string | undefined
   try {
     const parsed = JSON.parse(body) as { message?: unknown }
     if (typeof parsed.message === 'string') message = parsed.message
   } catch {
     // Not a Status object: keep the start of the body.
   }
+  // Redacted before it is cut, so no part of a secret survives at the cut.
+  message =
+    message === undefined
+      ? redactCredentials(body, secrets).slice(0, 300)
+      : redactCredentials(message, secrets)
   return new KubeApiError(`GET ${path}: ${status} ${message}`, status)
 }

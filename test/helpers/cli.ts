@@ -2,6 +2,7 @@
 
 import { PassThrough, Readable } from 'node:stream'
 import { run } from '../../src/cli/program.ts'
+import type { CliIo } from '../../src/cli/io.ts'
 
 export interface CliResult {
   readonly code: number
@@ -9,7 +10,12 @@ export interface CliResult {
   readonly stderr: string
 }
 
-export async function runCli(args: string[], stdin = ''): Promise<CliResult> {
+/** `io` sets what a test changes: the environment (empty unless given), the exec plugin's bound. */
+export async function runCli(
+  args: string[],
+  stdin = '',
+  io: Partial<Pick<CliIo, 'env' | 'execTimeoutMs'>> = {},
+): Promise<CliResult> {
   const stdout = new PassThrough()
   const stderr = new PassThrough()
   const out: string[] = []
@@ -21,6 +27,7 @@ export async function runCli(args: string[], stdin = ''): Promise<CliResult> {
     stderr,
     stdin: Readable.from([stdin]),
     env: {},
+    ...io,
     runUntilSignal: () => {
       throw new Error('serve is not run in-process by these tests')
     },

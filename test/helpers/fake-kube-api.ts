@@ -22,6 +22,8 @@ export interface RecordedRequest {
   readonly watch: boolean
   /** The query without `watch`; absent parameters are absent keys. */
   readonly query: Readonly<Record<string, string>>
+  /** The Authorization header it carried. */
+  readonly authorization: string | undefined
 }
 
 /** One watch request, held open until the test ends it. */
@@ -68,7 +70,12 @@ export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
     const query = Object.fromEntries(url.searchParams)
     const watch = query.watch === 'true'
     delete query.watch
-    fake.requests.push({ path: url.pathname, watch, query })
+    fake.requests.push({
+      path: url.pathname,
+      watch,
+      query,
+      authorization: request.headers.authorization,
+    })
     if (answerDiscovery(fake, url.pathname, response)) return
     if (watch) {
       const stream = watchStream(query, response)
