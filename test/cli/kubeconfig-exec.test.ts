@@ -65,7 +65,7 @@ t.test(
     })
     const kubeconfig = join(dir, 'kubeconfig')
     const line = (named: string) =>
-      `mcp-admission: ${named}: user "u": exec plugin ${process.execPath}: no answer within 2000 ms: ended it: waiting for a login\n`
+      `mcp-admission: ${named}: user "u": exec plugin ${process.execPath}: no answer within 2 s: ended it: waiting for a login\n`
     // Long enough for a Node plugin to start and say why it waits on a loaded 2-core machine
     // (300 ms was not, once), short enough to keep the test quick.
     const io = { execTimeoutMs: 2_000 }
