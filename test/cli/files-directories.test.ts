@@ -109,3 +109,19 @@ t.test('check --help says what a directory yields', async (t) => {
   }
   t.match((await runCli(['review', '--help'])).stdout, /Symbolic links are followed/)
 })
+
+t.test('a dangling symbolic link is named as one, given or met in a directory', async (t) => {
+  const dir = await tempDir(t)
+  const gone = join(dir, 'gone.yaml')
+  await symlink(gone, join(dir, 'link.yaml'))
+  t.same(await runCli(['check', join(dir, 'link.yaml')]), {
+    code: 2,
+    stdout: '',
+    stderr: `mcp-admission: ${join(dir, 'link.yaml')}: a symbolic link to ${gone}, which does not exist\n`,
+  })
+  t.same(await runCli(['check', dir]), {
+    code: 2,
+    stdout: '',
+    stderr: `mcp-admission: ${join(dir, 'link.yaml')}: a symbolic link to ${gone}, which does not exist\n`,
+  })
+})

@@ -50,3 +50,25 @@ t.test('error lines on stderr are redacted and printable, whatever the argument'
   t.equal(forged.stderr.trimEnd().split('\n').length, 1, 'one line, no forged summary')
   t.notMatch(forged.stderr, '\u001b', 'no terminal escape')
 })
+
+t.test(
+  "the argument parser's own errors read like every other: one prefixed line, exit 2",
+  async (t) => {
+    t.same(await runCli(['--bogus']), {
+      code: 2,
+      stdout: '',
+      stderr: "mcp-admission: unknown option '--bogus'\n",
+    })
+    t.same(await runCli(['check']), {
+      code: 2,
+      stdout: '',
+      stderr: "mcp-admission: missing required argument 'paths'\n",
+    })
+    t.same(await runCli(['audit', '-o', 'xml']), {
+      code: 2,
+      stdout: '',
+      stderr:
+        "mcp-admission: option '-o, --output <format>' argument 'xml' is invalid. Allowed choices are table, json, openreports.\n",
+    })
+  },
+)
