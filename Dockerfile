@@ -29,6 +29,6 @@ USER 65532:65532
 EXPOSE 9443 8081
 # The distroless image's entrypoint is node itself; `serve` is the default command. V8 sizes its
 # young generation from the host's memory (up to 128 MiB on a large node); 16 MiB semi-spaces keep
-# the pod near its request under load at no measured cost in throughput (README, Performance).
+# the pod near its request under load at no measured cost in throughput (docs/performance.md).
 ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=16", "--expose-gc", "dist/main.js"]
 CMD ["serve"]

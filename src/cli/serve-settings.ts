@@ -3,7 +3,7 @@
  * help text and what its value may be (bounds included). Each is stated here only: commander's
  * options and help are made from this table (program.ts), the resolver reads and checks values by
  * it (serve-config.ts), start-up errors name flags from it (startup-errors.ts), and a test holds
- * the README's Configuration table to it.
+ * the table of docs/configuration.md to it.
  */
 
 import { DEFAULT_OPERATOR_SERVICE_ACCOUNT } from '../admission/writer.ts'

@@ -116,7 +116,7 @@ export function describeServedChange(change: ServedChange): string {
   return `${kind} moved from ${at(before)} to ${at(after)}: read and watched at ${after.version}`
 }
 
-/** What each rule does while a kind is not served (README, "Kinds the cluster serves"). */
+/** What each rule does while a kind is not served (docs/operations.md, "Kinds the cluster serves"). */
 const WHEN_NOT_SERVED: Readonly<Record<ToolHiveKind, string>> = {
   MCPServer:
     'a proxy Deployment naming one as its owner gets no stamp (with a warning), no Scale is capped, no MCPWebhookConfig DELETE finds a reference, no conditions are stamped',

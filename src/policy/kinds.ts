@@ -1,7 +1,7 @@
 /**
  * What the service knows of each ToolHive kind (DESIGN §3–§6), one entry per kind. The admission
  * routes, the cluster view and its RBAC, the status reconciler and the CLI's `check` read this
- * table: a new kind is one entry here plus the rules it names (README, "Architecture").
+ * table: a new kind is one entry here plus the rules it names (docs/architecture.md).
  */
 
 export const TOOLHIVE_GROUP = 'toolhive.stacklok.dev'

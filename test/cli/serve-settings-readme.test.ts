@@ -1,14 +1,14 @@
 // Each `serve` default is stated once, in SERVE_SETTINGS: the help text is written from it, and the
-// README's Configuration table, which a reader sees first, must say the same.
+// table of docs/configuration.md, where a reader looks them up, must say the same.
 import t from 'tap'
 import { readFile } from 'node:fs/promises'
 import { SERVE_SETTINGS, defaultHelp } from '../../src/cli/serve-settings.ts'
 
-/** The README's Configuration table: flag → its environment and default cells. */
-async function readmeRows(): Promise<Map<string, { env: string; defaults: string }>> {
-  const readme = await readFile('README.md', 'utf8')
+/** The table of docs/configuration.md: flag → its environment and default cells. */
+async function tableRows(): Promise<Map<string, { env: string; defaults: string }>> {
+  const page = await readFile(new URL('../../docs/configuration.md', import.meta.url), 'utf8')
   const rows = new Map<string, { env: string; defaults: string }>()
-  for (const line of readme.split('\n')) {
+  for (const line of page.split('\n')) {
     const cells = line.split('|').map((cell) => cell.trim())
     const flag = /^`(--[a-z-]+)`/.exec(cells[1] ?? '')?.[1]
     if (flag !== undefined && cells.length >= 5) {
@@ -18,12 +18,12 @@ async function readmeRows(): Promise<Map<string, { env: string; defaults: string
   return rows
 }
 
-t.test('the README table names every setting, its variable and its default', async (t) => {
-  const rows = await readmeRows()
+t.test('the Configuration table names every setting, its variable and its default', async (t) => {
+  const rows = await tableRows()
   for (const [key, setting] of Object.entries(SERVE_SETTINGS)) {
     const row = rows.get(setting.flag)
     if (!row) {
-      t.fail(`${setting.flag} is missing from the README's Configuration table`)
+      t.fail(`${setting.flag} is missing from the table of docs/configuration.md`)
       continue
     }
     t.equal(row.env, `\`${setting.env}\``, `${setting.flag}: its variable`)

@@ -1,6 +1,6 @@
 /**
- * What depends on mcp-admission, through the real API server (README "What depends on the
- * service"). The `deployments/scale` webhook's match condition keeps every other Deployment's
+ * What depends on mcp-admission, through the real API server (docs/operations.md, "What depends
+ * on the service"). The `deployments/scale` webhook's match condition keeps every other Deployment's
  * scale away from the service, on every path that writes a Scale: `kubectl scale`, a patch of the
  * subresource, an autoscaler's read-modify-write and a PUT of a Scale without status. A stdio
  * proxy is still capped on each of them. With the service stopped, everything that is not

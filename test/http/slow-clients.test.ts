@@ -21,7 +21,7 @@ import { createDevCertificates, writeDevCertificates } from '../../src/http/dev-
 import { MAX_CONNECTIONS, startServer } from '../../src/http/server.ts'
 import { review, runConfigMap } from '../helpers/objects.ts'
 
-/** What src/http/server.ts configures (README: headers within 10 s, whole request within 30 s). */
+/** What src/http/server.ts configures (docs/wire.md: headers within 10 s, whole request within 30 s). */
 const HEADERS_TIMEOUT_MS = 10_000
 /** How long after opening them the never-finishing connections are checked (bounded wait). */
 const CLOSE_CHECK_AFTER_MS = HEADERS_TIMEOUT_MS + 5_000
