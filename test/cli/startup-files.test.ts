@@ -6,69 +6,28 @@
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { PassThrough, Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import type { Test } from 'tap'
-import { run } from '../../src/cli/program.ts'
 import { createDevCertificates } from '../../src/http/dev-certs.ts'
-import { freePort } from '../helpers/ports.ts'
+import { serveInProcess } from '../helpers/serve-in-process.ts'
+import type { ServeOutcome } from '../helpers/serve-in-process.ts'
 
 const SAMPLES = fileURLToPath(new URL('../../samples/objects', import.meta.url))
 
-interface Outcome {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-  /** The service started (and was stopped again at once): the start did not fail. */
-  readonly started: boolean
-}
-
-async function serve(
+function serve(
   args: string[],
   env: Record<string, string> = {},
   serviceAccountDir?: string,
-): Promise<Outcome> {
-  const [port, probePort] = [await freePort(), await freePort()]
-  const stdout = new PassThrough()
-  const stderr = new PassThrough()
-  const out: string[] = []
-  const err: string[] = []
-  stdout.on('data', (chunk: Buffer) => out.push(chunk.toString('utf8')))
-  stderr.on('data', (chunk: Buffer) => err.push(chunk.toString('utf8')))
-  let started = false
-  const code = await run(
-    [
-      'serve',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--probe-host',
-      '127.0.0.1',
-      '--probe-port',
-      String(probePort),
-      '--shutdown-delay',
-      '0s',
-      ...args,
-    ],
-    {
-      stdout,
-      stderr,
-      stdin: Readable.from(['']),
-      env,
-      runUntilSignal: (close) => {
-        started = true
-        void close()
-      },
-      ...(serviceAccountDir === undefined ? {} : { serviceAccountDir }),
-    },
-  )
-  return { code, stdout: out.join(''), stderr: err.join(''), started }
+): Promise<ServeOutcome> {
+  return serveInProcess(args, {
+    env,
+    ...(serviceAccountDir === undefined ? {} : { serviceAccountDir }),
+  })
 }
 
 /** Exit 2, exactly this line on stderr, and no listener was ever opened. */
-function refused(t: Test, outcome: Outcome, line: string): void {
+function refused(t: Test, outcome: ServeOutcome, line: string): void {
   t.equal(outcome.started, false, 'not started')
   t.equal(outcome.code, 2, 'exit 2')
   t.equal(outcome.stderr, `mcp-admission: ${line}\n`, 'one line naming the flag and value')
@@ -201,7 +160,7 @@ function kubeconfig(options: {
 }
 
 /** The API server the started service said it reads. */
-function serverRead(outcome: Outcome): string | undefined {
+function serverRead(outcome: ServeOutcome): string | undefined {
   const line = outcome.stdout
     .split('\n')
     .find((candidate) => candidate.includes('reading the cluster'))

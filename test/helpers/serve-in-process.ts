@@ -1,6 +1,6 @@
 /**
  * `serve` run in-process on free loopback ports, stopped again at once if it starts: for starts
- * meant to fail, whose one line and exit code are the point (startup-files.test.ts has its own).
+ * meant to fail, whose one line and exit code are the point.
  */
 
 import { PassThrough, Readable } from 'node:stream'
@@ -33,7 +33,7 @@ export async function serveInProcess(
       'serve',
       ...['--host', '127.0.0.1', '--port', String(port)],
       ...['--probe-host', '127.0.0.1', '--probe-port', String(probePort)],
-      ...['--shutdown-delay', '0s', '--log-level', 'warn'],
+      ...['--shutdown-delay', '0s'],
       ...args,
     ],
     {
