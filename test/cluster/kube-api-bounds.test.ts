@@ -4,32 +4,18 @@
  * watch event line past its own bound. A body of exactly the bound is read.
  */
 
-import { createServer } from 'node:http'
 import type { RequestListener, ServerResponse } from 'node:http'
 import t from 'tap'
 import type { Test } from 'tap'
-import { KubeConfig } from '@kubernetes/client-node'
-import { KubeApi } from '../../src/cluster/kube-api.ts'
-import { kubeConfigCredentials } from '../../src/cluster/kubeconfig-credentials.ts'
+import type { KubeApi } from '../../src/cluster/kube-api.ts'
+import { loopbackKubeApi } from '../helpers/fake-kube-api.ts'
+import { loopbackServer } from '../helpers/loopback-server.ts'
 
 const MiB = 1024 * 1024
 
 async function apiFor(t: Test, handler: RequestListener): Promise<KubeApi> {
-  const server = createServer(handler)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  const { port } = server.address() as { port: number }
-  const config = new KubeConfig()
-  config.loadFromOptions({
-    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  })
-  const api = new KubeApi(kubeConfigCredentials(config), { maxBodyBytes: MiB, maxLineBytes: MiB })
+  const port = await loopbackServer(t, handler)
+  const api = loopbackKubeApi(port, { maxBodyBytes: MiB, maxLineBytes: MiB })
   t.teardown(() => {
     api.close()
   })

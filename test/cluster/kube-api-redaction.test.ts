@@ -4,7 +4,6 @@
  * error's message or a write's Status, whether the body is a Status or plain text cut short.
  */
 
-import { createServer } from 'node:http'
 import type { RequestListener } from 'node:http'
 import { join } from 'node:path'
 import { KubeConfig } from '@kubernetes/client-node'
@@ -14,6 +13,7 @@ import { KubeApi } from '../../src/cluster/kube-api.ts'
 import { kubeConfigCredentials } from '../../src/cluster/kubeconfig-credentials.ts'
 import { runCli } from '../helpers/cli.ts'
 import { kubeconfigText } from '../helpers/kubeconfig.ts'
+import { loopbackServer } from '../helpers/loopback-server.ts'
 
 const TOKEN = 'sa-token-0f9e8d7c6b5a'
 /** Someone else's token, shaped as service account tokens are (a JWT). */
@@ -21,14 +21,7 @@ const OTHER_JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06YWRtaW4ifQ.c2lnbmF0d
 
 /** A server refusing everything, its body echoing what it was sent. */
 async function echoingServer(t: Test, handler: RequestListener): Promise<string> {
-  const server = createServer(handler)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  const { port } = server.address() as { port: number }
-  return `http://127.0.0.1:${port}`
+  return `http://127.0.0.1:${await loopbackServer(t, handler)}`
 }
 
 function apiWithToken(t: Test, server: string): KubeApi {

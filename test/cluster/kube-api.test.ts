@@ -4,24 +4,17 @@
  */
 
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
-import { createServer } from 'node:http'
 import type { RequestListener } from 'node:http'
 import type { Socket } from 'node:net'
 import t from 'tap'
 import type { Test } from 'tap'
 import type { KubeApi } from '../../src/cluster/kube-api.ts'
 import { loopbackKubeApi } from '../helpers/fake-kube-api.ts'
+import { loopbackServer } from '../helpers/loopback-server.ts'
 
 /** A KubeApi against a plain-http loopback server answering with `handler`. */
 async function apiFor(t: Test, handler: RequestListener): Promise<KubeApi> {
-  const server = createServer(handler)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  const { port } = server.address() as { port: number }
-  const api = loopbackKubeApi(port)
+  const api = loopbackKubeApi(await loopbackServer(t, handler))
   t.teardown(() => {
     api.close()
   })

@@ -202,7 +202,10 @@ export function statusObject(code: number, message: string): Record<string, unkn
 }
 
 /** A real KubeApi for a plain-http server on 127.0.0.1:`port` (a test's fake API server). */
-export function loopbackKubeApi(port: number): KubeApi {
+export function loopbackKubeApi(
+  port: number,
+  options?: ConstructorParameters<typeof KubeApi>[1],
+): KubeApi {
   const config = new KubeConfig()
   config.loadFromOptions({
     // client-node accepts a plain-http server only with skipTLSVerify set.
@@ -211,5 +214,5 @@ export function loopbackKubeApi(port: number): KubeApi {
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
   })
-  return new KubeApi(kubeConfigCredentials(config))
+  return new KubeApi(kubeConfigCredentials(config), options)
 }
