@@ -14,6 +14,8 @@ import type { Helm } from './helm.ts'
 import { runTool } from './prometheus.ts'
 
 const CHART = join(MANIFESTS_DIR, 'charts/mcp-admission')
+/** The runbooks' address the tests render with (the chart's default is none). */
+export const RUNBOOKS = 'https://runbooks.example.test/mcp-admission/monitoring'
 
 /** The values that turn every part of the monitoring on. */
 export const MONITORING_ON = [
@@ -58,7 +60,10 @@ export interface Monitoring {
   readonly dashboard: Dashboard
 }
 
-/** The chart rendered (release and namespace mcp-admission) with monitoring on and `values`. */
+/**
+ * The chart rendered (release and namespace mcp-admission) with monitoring on, runbooks at
+ * RUNBOOKS, and `values`.
+ */
 export async function renderMonitoring(
   helm: Helm,
   values: readonly string[] = [],
@@ -70,6 +75,8 @@ export async function renderMonitoring(
     '-n',
     'mcp-admission',
     ...MONITORING_ON,
+    '--set',
+    `monitoring.prometheusRule.runbookBaseURL=${RUNBOOKS}`,
     ...values,
   ])
   const objects = parseAllDocuments(text)
