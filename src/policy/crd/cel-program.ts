@@ -55,7 +55,7 @@ export type CompileResult =
 /**
  * Compiled expressions by their text. CRDs repeat rules wherever they embed the same type (the
  * 14 ToolHive CRDs hold 347 rules, 86 of them distinct), and a compiled program keeps no state,
- * so each text is parsed and planned once per process. Bounded by the CRDs read.
+ * so each text is parsed and planned once, whichever rule asks first. Bounded by the CRDs read.
  */
 const compiled = new Map<string, CompileResult>()
 
