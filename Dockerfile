@@ -1,24 +1,35 @@
-# syntax=docker/dockerfile:1
 # mcp-admission: build with the full toolchain, ship only dist/ and production dependencies on a
 # distroless Node 24 LTS image (no shell, no package manager), as a numeric non-root user.
+#
+# The bases are build arguments so the same file builds where the public registries cannot be
+# reached: `npm run image` (test/e2e/image/) passes bases it makes from Debian's packages and the
+# npm registry's Node 24, with the same layout (node and npm on PATH for the build stages; the
+# final base's node at /nodejs/bin/node, user 65532, no shell). docs/image.md says more.
+# No `# syntax=` line: it would make Docker pull a frontend image before building anything.
 
 ARG NODE_MAJOR=24
+ARG BUILD_BASE=docker.io/library/node:${NODE_MAJOR}-bookworm-slim
+ARG RUNTIME_BASE=gcr.io/distroless/nodejs${NODE_MAJOR}-debian12:nonroot
 
-FROM node:${NODE_MAJOR}-bookworm-slim AS build
+FROM ${BUILD_BASE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-# --ignore-scripts: the `prepare` build needs the sources, copied below.
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# --ignore-scripts: the `prepare` build needs the sources, copied below. The npm cache is shared
+# with the stage below, so the production dependencies are downloaded once.
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
 
-FROM node:${NODE_MAJOR}-bookworm-slim AS production-dependencies
+FROM ${BUILD_BASE} AS production-dependencies
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+# Dependencies' source maps are for debugging their own sources, which they mostly do not ship;
+# nothing at run time reads them (the service runs without --enable-source-maps).
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+  && find node_modules -name '*.map' -type f -delete
 
-FROM gcr.io/distroless/nodejs${NODE_MAJOR}-debian12:nonroot
+FROM ${RUNTIME_BASE}
 WORKDIR /app
 COPY --from=production-dependencies /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist

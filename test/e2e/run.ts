@@ -16,6 +16,7 @@ import { ensureCertManagerControllers } from './harness/cert-manager.ts'
 import { ensureHelm } from './harness/helm.ts'
 import { ensureOpenReportsCrds } from './harness/openreports.ts'
 import { ensureYamlParity } from './harness/yaml-parity.ts'
+import { ensureImage } from './image/build.ts'
 import { OPERATOR_RELEASES, ensureOperator } from './toolhive/releases.ts'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
@@ -54,6 +55,10 @@ async function main(): Promise<number> {
   await ensureOpenReportsCrds(log)
   // kubectl's manifest reading (test/e2e/yaml-parity), for the YAML differential test.
   const yamlParity = await ensureYamlParity(log)
+  // The container image from the Dockerfile (buildah; test/e2e/image/), which the chart-pod and
+  // image tests run and read: a Dockerfile that does not build fails the suite here.
+  const image = await ensureImage(log)
+  log(`e2e: image ${image.id.slice(0, 12)} (${image.bases} bases) in ${image.seconds} s`)
 
   // The suite runs mcp-admission as it ships: dist/, built from the current sources.
   const tsc = join(repo, 'node_modules/typescript/bin/tsc')
@@ -77,6 +82,7 @@ async function main(): Promise<number> {
       E2E_HELM: helm,
       E2E_CERT_MANAGER: certManager,
       E2E_YAML_PARITY: yamlParity,
+      E2E_IMAGE: image.id,
     },
   )
   log(
