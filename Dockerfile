@@ -24,10 +24,17 @@ RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
 FROM ${BUILD_BASE} AS production-dependencies
 WORKDIR /src
 COPY package.json package-lock.json ./
-# Dependencies' source maps are for debugging their own sources, which they mostly do not ship;
-# nothing at run time reads them (the service runs without --enable-source-maps).
+# The production dependencies, less what nothing at run time reads: their source maps (the
+# service runs without --enable-source-maps, and they point at sources most packages do not ship)
+# and the tests some packages publish (9 MB, most of it fastify's): a test directory at a
+# package's root, and files named *.test.js or *.spec.js.
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
-  && find node_modules -name '*.map' -type f -delete
+  && find node_modules -name '*.map' -type f -delete \
+  && find node_modules -regextype posix-extended -type d \
+    -regex '(.*/)?node_modules/(@[^/]+/)?[^/]+/(test|tests|__tests__|spec|specs)' \
+    -prune -exec rm -rf '{}' + \
+  && find node_modules -regextype posix-extended -type f \
+    -regex '.*\.(test|spec)\.[cm]?[jt]s' -delete
 
 FROM ${RUNTIME_BASE}
 WORKDIR /app

@@ -93,11 +93,19 @@ export async function ensureLocalBases(log: (line: string) => void): Promise<Bas
       // cp -a: owners, modes, links and device nodes as mmdebstrap made them.
       await execFile('cp', ['-a', `${rootfs}/.`, root])
       await installBuildNode(root, join(work, `npm-${npm.version}.tgz`), npm)
-      return ['--env', `PATH=${PATH}`, '--env', `NODE_VERSION=${node.version}`, '--cmd', 'node']
+      return [
+        ...[
+          '--created-by',
+          `local build base: Debian ${SUITE} minbase, Node ${node.version}, npm ${npm.version}`,
+        ],
+        ...['--env', `PATH=${PATH}`, '--env', `NODE_VERSION=${node.version}`, '--cmd', 'node'],
+      ]
     })
     await commit(bases.runtime, rootfs, log, async (root) => {
       await copyRuntimeFiles(rootfs, root)
       return [
+        '--created-by',
+        `local runtime base: ${RUNTIME_PACKAGES.join(', ')} of Debian ${SUITE}, Node ${node.version}`,
         '--env',
         `PATH=${PATH}`,
         '--env',

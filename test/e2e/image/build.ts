@@ -149,7 +149,11 @@ export async function imageReport(image: string): Promise<ImageReport> {
   const history = inspected.History.filter((entry) => entry.empty_layer !== true)
   const layers = manifest.layers.map((layer, index) => ({
     bytes: layer.size,
-    createdBy: history[index]?.created_by ?? '',
+    // `COPY dir:<digest> in ./dist` as buildah records it, shortened to `COPY dir in ./dist`.
+    createdBy: (history[index]?.created_by ?? '')
+      .replace(/^\/bin\/sh -c #\(nop\) /, '')
+      .replace(/\b(dir|file):[0-9a-f]{64}/, '$1')
+      .trim(),
   }))
   return { bytes: layers.reduce((sum, layer) => sum + layer.bytes, 0), layers }
 }
