@@ -4,7 +4,7 @@
  * system mounted from a throwaway working container, as a runtime prepares a container's root.
  */
 
-import { execFile as execFileCallback } from 'node:child_process'
+import { execFile as execFileCallback, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import { ensureImage } from '../image/build.ts'
 
@@ -64,18 +64,31 @@ export interface MountedImage {
   remove(): Promise<void>
 }
 
-/** A new working container of `image`, mounted. */
+/**
+ * A new working container of `image`, mounted. Removed by `remove()`, or when the process exits
+ * without it (a test file that throws before its teardown), so none is left behind.
+ */
 export async function mountImage(image: string): Promise<MountedImage> {
   const container = (await execFile('buildah', ['from', '--pull=never', image])).stdout.trim()
+  const atExit = () => {
+    try {
+      execFileSync('buildah', ['rm', container], { stdio: 'ignore' })
+    } catch {
+      // Already gone.
+    }
+  }
+  process.once('exit', atExit)
   try {
     const root = (await execFile('buildah', ['mount', container])).stdout.trim()
     return {
       root,
       remove: async () => {
+        process.off('exit', atExit)
         await execFile('buildah', ['rm', container])
       },
     }
   } catch (error) {
+    process.off('exit', atExit)
     await execFile('buildah', ['rm', container]).catch(() => undefined)
     throw error
   }
