@@ -184,6 +184,8 @@ t.test('it runs the image as the chart says: user, command, read-only root, moun
   for (const [name, value] of Object.entries(image.env))
     t.equal(pod.env[name], value, `the image's ${name}`)
   t.equal(image.workdir, '/app')
+  // runAsUser/runAsGroup win over the image's USER; they agree, so either way it is 65532.
+  t.equal(image.user, `${container.runAsUser}:${container.runAsGroup}`, "the image's USER")
 
   // The pod's root is the image's: no shell, the image's own files where the service runs.
   await t.rejects(readFile(inPod('/bin/sh')), { code: 'ENOENT' }, 'no shell')

@@ -56,6 +56,12 @@ t.test('no shell, no package manager: node is its only program', async (t) => {
     files.some((file) => file.path.startsWith('/var/lib/dpkg/')),
     'no package database',
   )
+  // The build stages' npm settings (a CA file where a proxy re-signs TLS) stay in those stages.
+  t.same(
+    files.filter((file) => /(^|\/)\.?npmrc$|npm-ca\.crt$/.test(file.path)).map((f) => f.path),
+    [],
+    'no npm configuration',
+  )
   const programs = files.filter(
     (file) =>
       file.kind === 'file' &&

@@ -94,11 +94,14 @@ export async function ensureLocalBases(log: (line: string) => void): Promise<Bas
       await execFile('cp', ['-a', `${rootfs}/.`, root])
       await installBuildNode(root, join(work, `npm-${npm.version}.tgz`), npm)
       return [
-        ...[
-          '--created-by',
-          `local build base: Debian ${SUITE} minbase, Node ${node.version}, npm ${npm.version}`,
-        ],
-        ...['--env', `PATH=${PATH}`, '--env', `NODE_VERSION=${node.version}`, '--cmd', 'node'],
+        '--created-by',
+        `local build base: Debian ${SUITE} minbase, Node ${node.version}, npm ${npm.version}`,
+        '--env',
+        `PATH=${PATH}`,
+        '--env',
+        `NODE_VERSION=${node.version}`,
+        '--cmd',
+        'node',
       ]
     })
     await commit(bases.runtime, rootfs, log, async (root) => {
