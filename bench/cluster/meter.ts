@@ -7,10 +7,11 @@
 
 import { readFileSync } from 'node:fs'
 import { childrenOf, cpuSeconds, machineBusySeconds } from '../proc.ts'
+import { PEER } from './peer.ts'
 
 export interface CpuUse {
   readonly seconds: number
-  /** CPU seconds per process name (`kube-apiserver`, `etcd`, `mcp-admission`, `bench`). */
+  /** CPU seconds per process name (`kube-apiserver`, `etcd`, `mcp-admission`, `go-peer`, `bench`). */
   readonly byProcess: Readonly<Record<string, number>>
   /** Cores used by everything else on the machine, on average. */
   readonly otherCores: number
@@ -25,11 +26,13 @@ function nameOf(pid: number): string {
   }
 }
 
+const MEASURED = new Set(['kube-apiserver', 'etcd', 'mcp-admission', PEER])
+
 function snapshot(): { at: number; machine: number; byPid: Map<number, [string, number]> } {
   const byPid = new Map<number, [string, number]>()
   for (const pid of childrenOf(process.pid)) {
     const name = nameOf(pid)
-    if (name === 'kube-apiserver' || name === 'etcd' || name === 'mcp-admission') {
+    if (MEASURED.has(name)) {
       try {
         byPid.set(pid, [name, cpuSeconds(pid)])
       } catch {

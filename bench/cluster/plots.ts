@@ -1,6 +1,7 @@
 /**
- * The cluster benchmark's charts, drawn with bench/plot.ts: latency percentiles with and without
- * the webhooks per operation, and memory, start-up and the burst against the view size.
+ * The cluster benchmark's charts, drawn with bench/plot.ts: latency percentiles without webhooks
+ * and through each service's per operation, and each service's memory, start-up and burst against
+ * the view size.
  */
 
 import { lineChart } from '../plot.ts'
@@ -8,7 +9,10 @@ import type { Series } from '../plot.ts'
 import { GOALS } from './config.ts'
 import { median, percentile } from './report.ts'
 import type { BurstSummary, ViewFacts } from './report.ts'
-import type { Operation, WriteRun } from './writers.ts'
+import { PEER } from './peer.ts'
+import type { Operation, Webhooks, WriteRun } from './writers.ts'
+
+const PHASES: readonly Webhooks[] = [false, 'mcp-admission', PEER]
 
 /** Percentiles drawn, as far as the samples reach (at least one sample beyond each). */
 const QUANTILES = [0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999]
@@ -30,9 +34,9 @@ function percentileSeries(name: string, latencies: readonly number[], dashed: bo
 function latencyChart(operation: Operation, runs: readonly WriteRun[], servers: number): string {
   const writerCounts = [...new Set(runs.map((r) => r.writers))].sort((a, b) => a - b)
   const series = writerCounts.flatMap((writers) =>
-    [false, true].map((webhooks) =>
+    PHASES.map((webhooks) =>
       percentileSeries(
-        `${writers} writer${writers === 1 ? '' : 's'}, ${webhooks ? 'with' : 'without'}`,
+        `${writers} writer${writers === 1 ? '' : 's'}, ${webhooks || 'without'}`,
         runs
           .filter(
             (r) => r.operation === operation && r.writers === writers && r.webhooks === webhooks,
@@ -69,29 +73,41 @@ export function clusterCharts(
   bursts: readonly BurstSummary[],
 ): Record<string, string> {
   const byServers = [...views].sort((a, b) => a.servers - b.servers)
-  const points = (value: (v: ViewFacts) => number) =>
-    byServers.map((v) => [v.servers, value(v)] as const)
+  const points = (value: (v: ViewFacts) => number, service: string) =>
+    byServers.filter((v) => v.service === service).map((v) => [v.servers, value(v)] as const)
   const sortedBursts = [...bursts].sort((a, b) => a.servers - b.servers)
+  const burstsOf = (service: string) => sortedBursts.filter((b) => b.service === service)
+  const both = <T>(series: (service: string) => T) => [series('mcp-admission'), series(PEER)]
   return {
     'cluster-latency-create.svg': latencyChart('CREATE', runs, latencyServers),
     'cluster-latency-update.svg': latencyChart('UPDATE', runs, latencyServers),
     'cluster-view-memory.svg': lineChart({
-      title: 'mcp-admission memory against the view size (through the API server)',
+      title: 'Memory against the view size (through the API server)',
       xLabel: 'MCPServers stored',
       yLabel: 'RSS, MiB',
       series: [
-        { name: 'RSS at ready', points: points((v) => v.rssAtReadyMiB) },
-        { name: 'peak while starting', points: points((v) => v.startPeakMiB) },
-        { name: 'peak under the burst', points: points((v) => v.burstPeakMiB) },
+        ...both((s) => ({ name: `${s} RSS at ready`, points: points((v) => v.rssAtReadyMiB, s) })),
+        ...both((s) => ({
+          name: `${s} peak while starting`,
+          points: points((v) => v.startPeakMiB, s),
+          dashed: true,
+        })),
+        ...both((s) => ({
+          name: `${s} peak under the burst`,
+          points: burstsOf(s).map((b) => [b.servers, b.peakRssMiB] as const),
+        })),
         goalSeries(GOALS.rssMiB),
       ],
     }),
     'cluster-view-startup.svg': lineChart({
-      title: 'mcp-admission start → ready against the view size',
+      title: 'Start → ready against the view size',
       xLabel: 'MCPServers stored',
       yLabel: 'seconds',
       series: [
-        { name: 'start → /readyz 200', points: points((v) => v.readyMs / 1000) },
+        ...both((s) => ({
+          name: `${s} start → /readyz 200`,
+          points: points((v) => v.readyMs / 1000, s),
+        })),
         goalSeries(GOALS.readySeconds),
       ],
     }),
@@ -102,13 +118,15 @@ export function clusterCharts(
       series: [
         {
           name: 'without webhooks',
-          points: sortedBursts.map((b) => [b.servers, median(b.withoutSeconds)] as const),
+          points: burstsOf('mcp-admission').map(
+            (b) => [b.servers, median(b.withoutSeconds)] as const,
+          ),
           dashed: true,
         },
-        {
-          name: 'with webhooks',
-          points: sortedBursts.map((b) => [b.servers, median(b.withSeconds)] as const),
-        },
+        ...both((s) => ({
+          name: `through ${s}`,
+          points: burstsOf(s).map((b) => [b.servers, median(b.withSeconds)] as const),
+        })),
       ],
     }),
   }

@@ -18,12 +18,12 @@ import { runWrites } from './writers.ts'
 
 export async function profileLargest(
   servers: number,
-  base: Omit<Context, 'admission'>,
+  base: Omit<Context, 'services'>,
   burst: { readonly indices: readonly number[]; readonly revision: number },
   dir: string,
   saveTo: string,
 ): Promise<Profiles | undefined> {
-  const service = await startService(base.env, CLUSTER_CONFIG.readyLimitMs, [
+  const service = await startService(base.env, 'mcp-admission', CLUSTER_CONFIG.readyLimitMs, [
     '--cpu-prof',
     `--cpu-prof-dir=${dir}`,
     '--inspect=127.0.0.1:0',
@@ -45,7 +45,7 @@ export async function profileLargest(
     const run = await runWrites(base.api, base.deployments, base.uids, {
       operation: 'UPDATE',
       writers: CLUSTER_CONFIG.burst.concurrency,
-      webhooks: true,
+      webhooks: 'mcp-admission',
       indices: burst.indices,
       revision: burst.revision,
       deadlineMs: CLUSTER_CONFIG.burst.deadlineMs,

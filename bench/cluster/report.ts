@@ -1,13 +1,16 @@
 /**
  * Turns the runs into figures (percentiles, webhook-added latency as a share of the write's own,
- * burst ratios), checks the issue's goals, and prints the report as text tables.
+ * burst ratios, mcp-admission ÷ the Go peer), checks the issues' goals, and prints the report as
+ * text tables.
  */
 
 import type { ProfileSummary } from '../profile.ts'
 import type { ServiceLogSummary } from './service-log.ts'
 import type { HistogramSummary, TimeSplit } from './apiserver-metrics.ts'
 import { GOALS } from './config.ts'
+import { PEER } from './peer.ts'
 import type { PopulationStep } from './population.ts'
+import type { ServiceName } from './service.ts'
 import type { Operation, WriteRun } from './writers.ts'
 
 /** Nearest-rank percentile of `values` (ms); NaN when empty. */
@@ -27,9 +30,17 @@ const cpuMsPerWrite = (runs: readonly WriteRun[], process: string): number =>
   (runs.reduce((sum, run) => sum + (run.cpu.byProcess[process] ?? 0), 0) * 1000) /
   runs.reduce((sum, run) => sum + run.writes, 0)
 
+/** A service's CPU ms per review it handled (its own histogram's count: reinvocations too). */
+function cpuMsPerReview(runs: readonly WriteRun[], service: ServiceName, split: TimeSplit): number {
+  const reviews = split.handling.reduce((sum, h) => sum + h.count, 0)
+  return (runs.reduce((sum, run) => sum + (run.cpu.byProcess[service] ?? 0), 0) * 1000) / reviews
+}
+
 export interface LatencyCell {
   readonly operation: Operation
   readonly writers: number
+  /** Whose webhooks the "with" runs went through. */
+  readonly service: ServiceName
   readonly samples: { readonly without: number; readonly with: number }
   readonly without: { readonly p50: number; readonly p99: number; readonly perSecond: number }
   readonly with: { readonly p50: number; readonly p99: number; readonly perSecond: number }
@@ -39,21 +50,23 @@ export interface LatencyCell {
   readonly addedP50Share: number
   readonly addedP99Share: number
   readonly failures: number
-  /** CPU ms per write: kube-apiserver without / with, etcd with, mcp-admission with. */
+  /** CPU ms per write: kube-apiserver without / with, the service with; the service's per review. */
   readonly apiServerCpuMs: { readonly without: number; readonly with: number }
-  readonly admissionCpuMs: number
+  readonly serviceCpuMs: number
+  readonly cpuMsPerReview: number
   /** The servers' histograms over the "with" runs: webhook calls, live reads, handling. */
   readonly split: TimeSplit
 }
 
 export function latencyCell(
-  operation: Operation,
-  writers: number,
+  { operation, writers, service }: Pick<LatencyCell, 'operation' | 'writers' | 'service'>,
   runs: readonly WriteRun[],
   split: TimeSplit,
 ): LatencyCell {
-  const pick = (on: boolean) =>
-    runs.filter((r) => r.operation === operation && r.writers === writers && r.webhooks === on)
+  const pick = (webhooks: false | ServiceName) =>
+    runs.filter(
+      (r) => r.operation === operation && r.writers === writers && r.webhooks === webhooks,
+    )
   const stats = (chosen: readonly WriteRun[]) => {
     const all = chosen.flatMap((r) => r.latenciesMs)
     const wall = chosen.reduce((sum, r) => sum + r.wallMs, 0)
@@ -64,12 +77,13 @@ export function latencyCell(
       n: all.length,
     }
   }
-  const [off, on] = [pick(false), pick(true)]
+  const [off, on] = [pick(false), pick(service)]
   const without = stats(off)
   const withHooks = stats(on)
   return {
     operation,
     writers,
+    service,
     samples: { without: without.n, with: withHooks.n },
     without: { p50: without.p50, p99: without.p99, perSecond: without.perSecond },
     with: { p50: withHooks.p50, p99: withHooks.p99, perSecond: withHooks.perSecond },
@@ -82,7 +96,8 @@ export function latencyCell(
       without: cpuMsPerWrite(off, 'kube-apiserver'),
       with: cpuMsPerWrite(on, 'kube-apiserver'),
     },
-    admissionCpuMs: cpuMsPerWrite(on, 'mcp-admission'),
+    serviceCpuMs: cpuMsPerWrite(on, service),
+    cpuMsPerReview: cpuMsPerReview(on, service, split),
     split,
   }
 }
@@ -90,6 +105,7 @@ export function latencyCell(
 export interface BurstSummary {
   readonly servers: number
   readonly deployments: number
+  readonly service: ServiceName
   readonly withoutSeconds: number[]
   readonly withSeconds: number[]
   /** Median with ÷ median without. */
@@ -97,49 +113,55 @@ export interface BurstSummary {
   readonly failures: number
   readonly failureSamples: string[]
   readonly apiServerCpuMs: { readonly without: number; readonly with: number }
-  readonly admissionCpuMs: number
+  readonly serviceCpuMs: number
+  readonly cpuMsPerReview: number
+  /** The service's highest RSS while it served the bursts. */
+  readonly peakRssMiB: number
   readonly split: TimeSplit
 }
 
 export function burstSummary(
-  servers: number,
-  deployments: number,
+  { servers, deployments, service }: Pick<BurstSummary, 'servers' | 'deployments' | 'service'>,
   runs: readonly WriteRun[],
   split: TimeSplit,
+  peakRssMiB: number,
 ): BurstSummary {
   const off = runs.filter((r) => !r.webhooks)
-  const on = runs.filter((r) => r.webhooks)
+  const on = runs.filter((r) => r.webhooks === service)
   const seconds = (chosen: readonly WriteRun[]) => chosen.map((r) => r.wallMs / 1000)
   return {
     servers,
     deployments,
+    service,
     withoutSeconds: seconds(off),
     withSeconds: seconds(on),
     ratio: median(seconds(on)) / median(seconds(off)),
     // A write the deadline kept from starting counts as failed too.
-    failures: runs.reduce((sum, r) => sum + r.failures + deployments - r.writes, 0),
-    failureSamples: runs.flatMap((r) => r.failureSamples),
+    failures: [...off, ...on].reduce((sum, r) => sum + r.failures + deployments - r.writes, 0),
+    failureSamples: [...off, ...on].flatMap((r) => r.failureSamples),
     apiServerCpuMs: {
       without: cpuMsPerWrite(off, 'kube-apiserver'),
       with: cpuMsPerWrite(on, 'kube-apiserver'),
     },
-    admissionCpuMs: cpuMsPerWrite(on, 'mcp-admission'),
+    serviceCpuMs: cpuMsPerWrite(on, service),
+    cpuMsPerReview: cpuMsPerReview(on, service, split),
+    peakRssMiB,
     split,
   }
 }
 
 export interface ViewFacts {
+  readonly service: ServiceName
   readonly servers: number
   readonly objects: number
   readonly readyMs: number
   readonly rssAtReadyMiB: number
   readonly startPeakMiB: number
-  readonly burstPeakMiB: number
   readonly heapUsedMiB: number
   readonly heapTotalMiB: number
   readonly externalMiB: number
-  /** CPU seconds to ready: mcp-admission's and the API server's (serving its lists). */
-  readonly admissionCpuSeconds: number
+  /** CPU seconds to ready: the service's and the API server's (serving its lists). */
+  readonly serviceCpuSeconds: number
   readonly apiServerCpuSeconds: number
   /** From its log: when each resource synced, and its warnings. */
   readonly log: ServiceLogSummary
@@ -161,16 +183,18 @@ export function checkGoals(
   const checks: GoalCheck[] = []
   const at = (goal: string, measured: number, limit: number, unit: string) =>
     checks.push({ goal, measured, limit, unit, holds: measured <= limit })
-  for (const cell of latency.filter((c) => c.writers === 1)) {
+  const ours = <T extends { service: ServiceName }>(items: readonly T[]) =>
+    items.filter((item) => item.service === 'mcp-admission')
+  for (const cell of ours(latency).filter((c) => c.writers === 1)) {
     at(
       `${cell.operation} @1: mcp-admission CPU per write`,
-      cell.admissionCpuMs,
+      cell.serviceCpuMs,
       GOALS.cpuMsPerWriteAt1,
       'ms',
     )
     at(`${cell.operation} @1: added p50`, cell.addedP50, GOALS.addedP50MsAt1, 'ms')
   }
-  for (const cell of latency.filter((c) => c.writers === 32)) {
+  for (const cell of ours(latency).filter((c) => c.writers === 32)) {
     at(
       `${cell.operation} @32: added p50 ÷ p50 without`,
       cell.addedP50Share * 100,
@@ -184,14 +208,14 @@ export function checkGoals(
       '%',
     )
   }
-  for (const burst of bursts)
+  for (const burst of ours(bursts))
     at(
       `burst of ${burst.deployments}, ${count(burst.servers)} servers: with ÷ without`,
       burst.ratio,
       GOALS.burstRatio,
       '×',
     )
-  for (const view of views) {
+  for (const view of ours(views)) {
     const rss = GOALS.rssMiB[view.servers]
     if (rss !== undefined) {
       at(`RSS at ready, ${count(view.servers)} servers`, view.rssAtReadyMiB, rss, 'MiB')
@@ -213,7 +237,39 @@ export function checkGoals(
       0,
       '',
     )
+  // Issue 39: beside the Go peer, measured in the same run.
+  for (const { ours: cell, peer } of pairs(latency, (c) => `${c.operation}@${c.writers}`)) {
+    const name = `${cell.operation} @${cell.writers}`
+    at(`${name}: CPU per review ÷ peer's`, cell.cpuMsPerReview / peer.cpuMsPerReview, 1, '×')
+    if (cell.writers === 1)
+      at(
+        `${name}: added p50 − peer's`,
+        cell.addedP50 - peer.addedP50,
+        GOALS.addedP50OverPeerMs,
+        'ms',
+      )
+  }
+  for (const { ours: view, peer } of pairs(views, (v) => String(v.servers)))
+    if (GOALS.rssMiB[view.servers] !== undefined)
+      at(
+        `RSS at ready, ${count(view.servers)} servers ÷ peer's`,
+        view.rssAtReadyMiB / peer.rssAtReadyMiB,
+        GOALS.rssOverPeer,
+        '×',
+      )
   return checks
+}
+
+/** mcp-admission's item beside the peer's with the same key, where both were measured. */
+export function pairs<T extends { service: ServiceName }>(
+  items: readonly T[],
+  key: (item: T) => string,
+): { ours: T; peer: T }[] {
+  const peers = new Map(items.filter((i) => i.service === PEER).map((i) => [key(i), i]))
+  return items.flatMap((item) => {
+    const peer = peers.get(key(item))
+    return item.service === 'mcp-admission' && peer ? [{ ours: item, peer }] : []
+  })
 }
 
 // --- text -------------------------------------------------------------------------------------
@@ -297,7 +353,7 @@ function splitRows(label: string, split: TimeSplit): string[][] {
       ([name = '', operation = '', rejected = '']) =>
         `${name.replace('.mcp-admission.toolhive.stacklok.dev', '')} ${operation}${rejected === 'true' ? ' rejected' : ''}`,
     ),
-    ...rows('mcp-admission handling', split.handling, ([webhook = '']) => webhook),
+    ...rows('service handling', split.handling, ([webhook = '']) => webhook),
     ...rows(
       'live read at API server',
       split.liveReads,
@@ -320,10 +376,55 @@ function profileLines(title: string, summary: ProfileSummary): string[] {
   ]
 }
 
+/** Ours ÷ the peer's, or the difference where a ratio means little (added latency near zero). */
+function comparisonRows(input: ReportInput): string[][] {
+  const row = (what: string, ours: number, peer: number, unit: string, digits = 2) => [
+    what,
+    `${num(ours, digits)} ${unit}`,
+    `${num(peer, digits)} ${unit}`,
+    num(ours / peer, 2),
+    num(ours - peer, digits),
+  ]
+  const cells = pairs(input.latency, (c) => `${c.operation}@${c.writers}`)
+  const bursts = pairs(input.bursts, (b) => String(b.servers))
+  const views = pairs(input.views, (v) => String(v.servers))
+  return [
+    ...cells.flatMap(({ ours, peer }) => {
+      const name = `${ours.operation} @${ours.writers}`
+      return [
+        row(`${name}: CPU per review`, ours.cpuMsPerReview, peer.cpuMsPerReview, 'ms'),
+        row(`${name}: added p50`, ours.addedP50, peer.addedP50, 'ms'),
+        row(`${name}: added p99`, ours.addedP99, peer.addedP99, 'ms'),
+      ]
+    }),
+    ...bursts.flatMap(({ ours, peer }) => [
+      row(
+        `burst, ${count(ours.servers)}: CPU per review`,
+        ours.cpuMsPerReview,
+        peer.cpuMsPerReview,
+        'ms',
+      ),
+      row(
+        `burst, ${count(ours.servers)}: seconds with`,
+        median(ours.withSeconds),
+        median(peer.withSeconds),
+        's',
+      ),
+    ]),
+    ...views.flatMap(({ ours, peer }) => [
+      row(`RSS at ready, ${count(ours.servers)}`, ours.rssAtReadyMiB, peer.rssAtReadyMiB, 'MiB', 0),
+      row(`start → ready, ${count(ours.servers)}`, ours.readyMs / 1000, peer.readyMs / 1000, 's'),
+    ]),
+  ]
+}
+
 export function formatReport(input: ReportInput): string {
   const out: string[] = [...input.header, '']
   out.push(
-    'Goals (issues 19 and 27)',
+    `mcp-admission beside the Go peer (controller-runtime, bench/cluster/peer/), same run, same API server: ours ÷ peer's`,
+    table(['what', 'mcp-admission', PEER, 'ours ÷ peer', 'ours − peer'], comparisonRows(input)),
+    '',
+    'Goals (issues 19, 27 and 39)',
     table(
       ['goal', 'measured', 'limit', 'result'],
       input.goals.map((g) => [
@@ -350,6 +451,7 @@ export function formatReport(input: ReportInput): string {
     `Proxy Deployment writes through the API server, ${count(input.latencyServers)} servers stored; latency ms (client side, nearest rank); added = with − without`,
     table(
       [
+        'webhook',
         'write',
         'writers',
         'n w/o',
@@ -365,6 +467,7 @@ export function formatReport(input: ReportInput): string {
         'failed',
       ],
       input.latency.map((c) => [
+        c.service,
         c.operation,
         String(c.writers),
         count(c.samples.without),
@@ -379,30 +482,36 @@ export function formatReport(input: ReportInput): string {
         num(c.with.perSecond, 0),
         String(c.failures),
       ]),
-      2,
+      3,
     ),
     '',
-    'CPU per write, ms: kube-apiserver without and with the webhooks, and mcp-admission (live reads included)',
+    'CPU ms: kube-apiserver per write without and with the webhooks, and the webhook service (live reads included) per write and per review',
     table(
-      ['write', 'writers', 'apiserver w/o', 'apiserver with', 'mcp-admission'],
+      ['webhook', 'write', 'writers', 'apiserver w/o', 'apiserver with', 'service', 'per review'],
       input.latency.map((c) => [
+        c.service,
         c.operation,
         String(c.writers),
         num(c.apiServerCpuMs.without, 2),
         num(c.apiServerCpuMs.with, 2),
-        num(c.admissionCpuMs, 2),
+        num(c.serviceCpuMs, 2),
+        num(c.cpuMsPerReview, 2),
       ]),
-      2,
+      3,
     ),
     '',
     "Where a 'with' write's time goes, ms, from the servers' own histograms over the 'with' runs: the API server's wait for the webhook",
-    "(apiserver_admission_webhook_admission_duration_seconds), mcp-admission's handling (controller_runtime_webhook_latency_seconds), and the",
+    "(apiserver_admission_webhook_admission_duration_seconds), the service's handling (controller_runtime_webhook_latency_seconds), and the",
     "live reads it makes (apiserver_request_duration_seconds, GET); p50/p99 interpolated in the buckets (the API server's: 5, 25, 100 ms…)",
     table(
       ['runs', 'measured', 'what', 'count', 'mean', 'p50', 'p99'],
       [
-        ...input.latency.flatMap((c) => splitRows(`${c.operation} @${c.writers}`, c.split)),
-        ...input.bursts.flatMap((b) => splitRows(`burst, ${count(b.servers)}`, b.split)),
+        ...input.latency.flatMap((c) =>
+          splitRows(`${c.service} ${c.operation} @${c.writers}`, c.split),
+        ),
+        ...input.bursts.flatMap((b) =>
+          splitRows(`${b.service} burst, ${count(b.servers)}`, b.split),
+        ),
       ],
       3,
     ),
@@ -410,6 +519,7 @@ export function formatReport(input: ReportInput): string {
     `Burst: proxy Deployments re-applied (PUT, new pod-template revision), ${input.bursts[0]?.deployments ?? 0} at a time, ${input.burstConcurrency} in flight; seconds per run`,
     table(
       [
+        'webhook',
         'servers',
         'without',
         'with',
@@ -417,9 +527,11 @@ export function formatReport(input: ReportInput): string {
         'failed',
         'apiserver ms/write w/o',
         'with',
-        'mcp-admission ms/write',
+        'service ms/review',
+        'RSS peak',
       ],
       input.bursts.map((b) => [
+        b.service,
         count(b.servers),
         b.withoutSeconds.map((s) => num(s, 2)).join(' '),
         b.withSeconds.map((s) => num(s, 2)).join(' '),
@@ -427,22 +539,24 @@ export function formatReport(input: ReportInput): string {
         String(b.failures),
         num(b.apiServerCpuMs.without, 2),
         num(b.apiServerCpuMs.with, 2),
-        num(b.admissionCpuMs, 2),
+        num(b.cpuMsPerReview, 2),
+        num(b.peakRssMiB, 0),
       ]),
+      2,
     ),
     ...input.bursts.flatMap((b) =>
       b.failureSamples.map((s) => `  failure at ${count(b.servers)}: ${s}`),
     ),
     '',
-    'mcp-admission against the view size: start → /readyz 200, memory (MiB), CPU seconds to ready',
+    'Each service against the view size: start → /readyz 200, memory (MiB; heap: V8 used/total, Go in use/reserved), CPU seconds to ready',
     table(
       [
+        'service',
         'servers',
         'objects',
         'ready s',
         'RSS ready',
         'start peak',
-        'burst peak',
         'heap used',
         'heap total',
         'external',
@@ -450,29 +564,32 @@ export function formatReport(input: ReportInput): string {
         'apiserver CPU s',
       ],
       input.views.map((v) => [
+        v.service,
         count(v.servers),
         count(v.objects),
         num(v.readyMs / 1000, 2),
         num(v.rssAtReadyMiB, 0),
         num(v.startPeakMiB, 0),
-        num(v.burstPeakMiB, 0),
         num(v.heapUsedMiB, 0),
         num(v.heapTotalMiB, 0),
         num(v.externalMiB, 0),
-        num(v.admissionCpuSeconds, 1),
+        num(v.serviceCpuSeconds, 1),
         num(v.apiServerCpuSeconds, 1),
       ]),
+      2,
     ),
   )
   out.push(
     '',
     "The view's initial lists, from mcp-admission's log: seconds after start when each resource synced (objects)",
-    ...input.views.map(
-      (v) =>
-        `  ${count(v.servers).padStart(7)}: ${v.log.synced
-          .map((s) => `${s.resource} ${num(s.seconds, 2)} s (${count(s.objects)})`)
-          .join(', ')}`,
-    ),
+    ...input.views
+      .filter((v) => v.service === 'mcp-admission')
+      .map(
+        (v) =>
+          `  ${count(v.servers).padStart(7)}: ${v.log.synced
+            .map((s) => `${s.resource} ${num(s.seconds, 2)} s (${count(s.objects)})`)
+            .join(', ')}`,
+      ),
     ...input.views.flatMap((v) =>
       v.log.warnings.map((w) => `  ${count(v.servers)}: ${w.count}× warning: ${w.message}`),
     ),

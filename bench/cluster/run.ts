@@ -1,10 +1,12 @@
 /**
- * `npm run bench:cluster`: mcp-admission through a real kube-apiserver. Builds dist/, starts etcd
- * and kube-apiserver (the e2e suite's binaries and harness), stores growing populations of
- * MCPServers and RunConfig ConfigMaps, and at each size starts the service as it ships and
- * measures its start-up and memory and a burst of proxy Deployment re-applies with and without
- * its webhooks; at one size, the latency of single writes at 1 and 32 writers. Prints the report
- * and writes bench/results/cluster/ (cluster.json, report.txt, *.svg). See bench/README.md.
+ * `npm run bench:cluster`: mcp-admission through a real kube-apiserver, beside a Go
+ * controller-runtime webhook doing the same work (the peer, bench/cluster/peer/). Builds dist/
+ * and the peer, starts etcd and kube-apiserver (the e2e suite's binaries and harness), stores
+ * growing populations of MCPServers and RunConfig ConfigMaps, and at each size starts both
+ * services and measures their start-up and memory and a burst of proxy Deployment re-applies
+ * without webhooks and through each's; at one size, the latency of single writes at 1 and 32
+ * writers. First, both must answer the same reviews with the same patches. Prints the report and
+ * writes bench/results/cluster/ (cluster.json, report.txt, *.svg). See bench/README.md.
  */
 
 import { execFileSync } from 'node:child_process'
@@ -27,8 +29,10 @@ import { clusterCharts } from './plots.ts'
 import { checkGoals, formatReport } from './report.ts'
 import type { BurstSummary, LatencyCell, Profiles, ViewFacts } from './report.ts'
 import { profileLargest } from './profiling.ts'
+import { PEER, ensurePeer } from './peer.ts'
+import { checkSamePatches } from './same-patches.ts'
 import { holdReconcilerLease, startService } from './service.ts'
-import type { StartedService } from './service.ts'
+import type { ServiceName, StartedService } from './service.ts'
 import { summariseServiceLog } from './service-log.ts'
 import { IndexRanges, runWrites } from './writers.ts'
 import type { WriteRun } from './writers.ts'
@@ -59,15 +63,19 @@ function build(): void {
   )
 }
 
-/** Starts the service; also the API server's and its own CPU to ready. */
-async function started(env: Environment): Promise<{ service: StartedService; cpu: CpuUse }> {
+/** Starts a service; also the API server's and its own CPU to ready. */
+async function started(
+  env: Environment,
+  name: ServiceName,
+): Promise<{ service: StartedService; cpu: CpuUse }> {
   const meter = startMeter()
-  const service = await startService(env, config.readyLimitMs)
+  const service = await startService(env, name, config.readyLimitMs)
   return { service, cpu: meter() }
 }
 
 async function main(): Promise<void> {
   build()
+  await ensurePeer(progress)
   const binaries = await ensureBinaries(undefined, progress)
   progress(`starting etcd ${binaries.etcdVersion} and kube-apiserver ${binaries.kubeVersion}`)
   // The e2e environment: the CRD fixtures and the service's identity and RBAC; the service is
@@ -92,6 +100,7 @@ async function main(): Promise<void> {
     const bursts: BurstSummary[] = []
     const burstRuns: WriteRun[] = []
     let latency: { runs: WriteRun[]; cells: LatencyCell[] } | undefined
+    let patchesChecked: string[] = []
     const measurementCpu: CpuUse[] = []
     const burstIndices = Array.from({ length: config.burst.deployments }, (_, i) => i)
     let revision = 2
@@ -129,24 +138,44 @@ async function main(): Promise<void> {
       }
       stored = servers
 
-      progress(`starting mcp-admission with ${servers.toLocaleString('en')} servers stored`)
-      const { service, cpu } = await started(env)
-      progress(
-        `  ready in ${(service.readyMs / 1000).toFixed(2)} s, RSS ${service.rssAtReadyMiB.toFixed(0)} MiB`,
-      )
+      // Each started alone (its start-up and memory undisturbed), the first in turn alternating.
+      const order: ServiceName[] =
+        population.length % 2 === 1 ? ['mcp-admission', PEER] : [PEER, 'mcp-admission']
+      const running = new Map<ServiceName, { service: StartedService; cpu: CpuUse }>()
       try {
+        for (const name of order) {
+          progress(`starting ${name} with ${servers.toLocaleString('en')} servers stored`)
+          const one = await started(env, name)
+          running.set(name, one)
+          progress(
+            `  ready in ${(one.service.readyMs / 1000).toFixed(2)} s, RSS ${one.service.rssAtReadyMiB.toFixed(0)} MiB`,
+          )
+        }
         const context: Context = {
           api,
           env,
           deployments,
           uids,
-          admission: service.admission,
+          services: new Map(
+            [...running].map(([name, { service }]) => [
+              name,
+              { admission: service.admission, pid: service.pid },
+            ]),
+          ),
           progress,
         }
-        const setWebhooks = webhookSwitch(context, false)
+        if (patchesChecked.length === 0) {
+          const admissionOf = (name: ServiceName) => running.get(name)!.service.admission
+          patchesChecked = await checkSamePatches(context, [
+            admissionOf('mcp-admission'),
+            admissionOf(PEER),
+          ])
+          progress(`same answers from both on ${patchesChecked.length} reviews`)
+        }
+        const setWebhooks = webhookSwitch(context)
         const meter = startMeter()
         if (servers === config.latencyAt) {
-          progress('latency: proxy Deployment CREATE and UPDATE, without and with the webhooks')
+          progress('latency: proxy Deployment CREATE and UPDATE, without and through each webhook')
           latency = await measureLatency(
             context,
             setWebhooks,
@@ -154,41 +183,36 @@ async function main(): Promise<void> {
           )
         }
         progress(`burst: ${config.burst.deployments} proxy Deployments re-applied`)
-        const burst = await measureBursts(
-          context,
-          setWebhooks,
-          servers,
-          burstIndices,
-          service.pid,
-          revision,
-        )
+        const burst = await measureBursts(context, setWebhooks, servers, burstIndices, revision)
         revision += 100
         measurementCpu.push(meter())
         await setWebhooks(false)
-        bursts.push(burst.summary)
+        bursts.push(...burst.summaries)
         burstRuns.push(...burst.runs)
-        const facts = {
-          servers,
-          objects: population.reduce((sum, p) => sum + p.objects, 0),
-          readyMs: service.readyMs,
-          rssAtReadyMiB: service.rssAtReadyMiB,
-          startPeakMiB: service.startPeakMiB,
-          burstPeakMiB: burst.peakRssMiB,
-          heapUsedMiB: service.heapUsedMiB,
-          heapTotalMiB: service.heapTotalMiB,
-          externalMiB: service.externalMiB,
-          admissionCpuSeconds: cpu.byProcess['mcp-admission'] ?? Number.NaN,
-          apiServerCpuSeconds: cpu.byProcess['kube-apiserver'] ?? Number.NaN,
+        for (const [name, { service, cpu }] of running) {
+          await service.admission.stop()
+          const log = await summariseServiceLog(
+            service.admission.process.logFile,
+            service.startedAtMs,
+            join(RESULTS, `${name}-${servers}.log`),
+          )
+          views.push({
+            service: name,
+            servers,
+            objects: population.reduce((sum, p) => sum + p.objects, 0),
+            readyMs: service.readyMs,
+            rssAtReadyMiB: service.rssAtReadyMiB,
+            startPeakMiB: service.startPeakMiB,
+            heapUsedMiB: service.heapUsedMiB,
+            heapTotalMiB: service.heapTotalMiB,
+            externalMiB: service.externalMiB,
+            serviceCpuSeconds: cpu.byProcess[name] ?? Number.NaN,
+            apiServerCpuSeconds: cpu.byProcess['kube-apiserver'] ?? Number.NaN,
+            log,
+          })
         }
-        await service.admission.stop()
-        const log = await summariseServiceLog(
-          service.admission.process.logFile,
-          service.startedAtMs,
-          join(RESULTS, `mcp-admission-${servers}.log`),
-        )
-        views.push({ ...facts, log })
       } finally {
-        await service.admission.stop()
+        for (const { service } of running.values()) await service.admission.stop()
       }
     }
 
@@ -221,8 +245,11 @@ async function main(): Promise<void> {
       'Everything (etcd, kube-apiserver, mcp-admission, the writers) shares this machine: absolute times are its, ratios travel better.',
     ]
     const notes = [
-      'latencies are measured at the writer (keep-alive HTTPS, admin client certificate), closed loop; the rounds alternate without/with (ABBA).',
-      "the measured mcp-admission is a follower: a stand-in replica holds the reconciler's Lease, so no status is written during the run (see service.ts).",
+      `before timing, both services answered the same ${patchesChecked.length} reviews with the same patch and warnings (same-patches.ts): ${patchesChecked.join('; ')}.`,
+      `the Go peer (${PEER}) is controller-runtime's manager and webhook server with client-go's API reader for the two live reads and informer caches of the four ToolHive kinds, trimmed as mcp-admission trims its own; it reads the cluster through a kubeconfig with the same service account's token.`,
+      'latencies are measured at the writer (keep-alive HTTPS, admin client certificate), closed loop; the rounds run without, then through each service, then the same backwards, so a drift of the machine falls on all alike.',
+      "the measured mcp-admission is a follower: a stand-in replica holds the reconciler's Lease, so no status is written during the run (see service.ts); the peer has no reconciler.",
+      "CPU per review is the process's CPU over the runs through it ÷ the reviews its own histogram counted; /proc counts CPU in 10 ms ticks, so short runs (BENCH_QUICK) are coarse.",
       "a 'with' UPDATE is re-mutated by the webhook (the operator's object lacks the stamps): each write is a real change in both phases.",
     ]
     const text = formatReport({
@@ -251,6 +278,7 @@ async function main(): Promise<void> {
       goals,
       population,
       latency: latency?.cells ?? [],
+      patchesChecked,
       bursts,
       views,
       profiles,

@@ -1,9 +1,9 @@
 /**
- * mcp-admission as it ships, run by the e2e environment (`node dist/main.js serve` as the chart's
- * pod runs it: in-cluster config from its service account's token and CA mounted at the kubelet's
- * path, so its view is read through the API server without `@kubernetes/client-node`), with the
- * Node flags of the image's entrypoint; when it became ready, and its memory then and under load.
- * The environment switches the webhook configurations on and off in front of it.
+ * The measured services, started and timed the same way: mcp-admission as it ships, run by the e2e
+ * environment (`node dist/main.js serve` as the chart's pod runs it: in-cluster config from its
+ * service account's token and CA mounted at the kubelet's path), with the Node flags of the
+ * image's entrypoint; and the Go peer (peer.ts). When each became ready, and its memory then and
+ * under load. The environment switches the webhook configurations in front of either.
  */
 
 import { execFileSync } from 'node:child_process'
@@ -15,6 +15,7 @@ import { LEASE_NAME } from '../../src/reconciler/leader-election.ts'
 import { SERVICE_NAMESPACE, waitFor } from '../../test/e2e/harness/environment.ts'
 import type { Environment, RunningAdmission } from '../../test/e2e/harness/environment.ts'
 import { memory } from '../proc.ts'
+import { PEER, ensurePeer, startPeer } from './peer.ts'
 import type { ApiClient } from './client.ts'
 import { must } from './client.ts'
 
@@ -38,7 +39,11 @@ function processAgeMs(pid: number): number {
   return (uptime - startTicks / CLOCK_TICKS) * 1000
 }
 
+/** The services measured: mcp-admission, and the Go peer (peer.ts) beside it. */
+export type ServiceName = 'mcp-admission' | typeof PEER
+
 export interface StartedService {
+  readonly name: ServiceName
   readonly admission: RunningAdmission
   readonly pid: number
   /** From process start to the first /readyz 200. */
@@ -48,64 +53,86 @@ export interface StartedService {
   readonly rssAtReadyMiB: number
   /** The highest RSS before ready (VmHWM then): loading the view's pages. */
   readonly startPeakMiB: number
-  /** V8 heap and external memory at ready, from the service's own /metrics. */
+  /** The runtime's heap in use and reserved at ready, and V8's external memory, from /metrics. */
   readonly heapUsedMiB: number
   readonly heapTotalMiB: number
   readonly externalMiB: number
 }
 
+/** Each runtime's own heap gauges (prom-client's for Node, client_golang's for Go). */
+const HEAP_METRICS: Record<ServiceName, readonly string[]> = {
+  'mcp-admission': [
+    'nodejs_heap_size_used_bytes',
+    'nodejs_heap_size_total_bytes',
+    'nodejs_external_memory_bytes',
+  ],
+  [PEER]: ['go_memstats_heap_inuse_bytes', 'go_memstats_heap_sys_bytes'],
+}
+
 /**
- * Starts the service and waits for /readyz 200, polling every 20 ms once the probe port answers.
- * `nodeFlags` are added to the shipped ones (e.g. `--cpu-prof`), `args` to `serve`'s.
+ * Starts `name` and waits for /readyz 200, polling every 20 ms once the probe port answers. For
+ * mcp-admission, `nodeFlags` are added to the shipped ones (e.g. `--cpu-prof`).
  */
 export async function startService(
   env: Environment,
+  name: ServiceName,
   readyLimitMs: number,
   nodeFlags: readonly string[] = [],
-  args: readonly string[] = [],
 ): Promise<StartedService> {
-  // startAdmission passes this process's environment on: NODE_OPTIONS carries the flags.
-  const saved = process.env['NODE_OPTIONS']
-  process.env['NODE_OPTIONS'] = [...shippedNodeFlags(), ...nodeFlags].join(' ')
-  let admission: RunningAdmission
-  try {
-    // Info, as shipped (the e2e harness asks for debug).
-    const serveArgs = ['--log-level=info', ...args]
-    admission = await env.startAdmission({
-      credentials: 'pod',
-      args: serveArgs,
-      waitUntilReady: false,
-    })
-  } finally {
-    if (saved === undefined) delete process.env['NODE_OPTIONS']
-    else process.env['NODE_OPTIONS'] = saved
-  }
+  const admission =
+    name === PEER
+      ? await startPeer(env, await ensurePeer(() => {}))
+      : await startOurs(env, nodeFlags)
   const pid = admission.process.child.pid
-  if (pid === undefined) throw new Error('mcp-admission has no pid')
+  if (pid === undefined) throw new Error(`${name} has no pid`)
   try {
     const readyMs = await waitFor(
-      'mcp-admission /readyz',
+      `${name} /readyz`,
       async () =>
         (await admission.probe('/readyz')).status === 200 ? processAgeMs(pid) : undefined,
       { timeoutMs: readyLimitMs, process: admission.process, intervalMs: 20 },
     )
     const startedAtMs = Date.now() - readyMs
     const { rss, peak } = memory(pid)
-    const metric = async (name: string) => (await admission.metric(name)) / MiB
+    const [used = NaN, total = NaN, external = NaN] = await Promise.all(
+      HEAP_METRICS[name].map(async (metric) => (await admission.metric(metric)) / MiB),
+    )
     return {
+      name,
       admission,
       pid,
       readyMs,
       startedAtMs,
       rssAtReadyMiB: rss / MiB,
       startPeakMiB: peak / MiB,
-      heapUsedMiB: await metric('nodejs_heap_size_used_bytes'),
-      heapTotalMiB: await metric('nodejs_heap_size_total_bytes'),
-      externalMiB: await metric('nodejs_external_memory_bytes'),
+      heapUsedMiB: used,
+      heapTotalMiB: total,
+      externalMiB: external,
     }
   } catch (error) {
     await admission.stop()
     throw error
+  }
+}
+
+/** mcp-admission as the chart's pod runs it, with the image's Node flags and `nodeFlags`. */
+async function startOurs(
+  env: Environment,
+  nodeFlags: readonly string[],
+): Promise<RunningAdmission> {
+  // startAdmission passes this process's environment on: NODE_OPTIONS carries the flags.
+  const saved = process.env['NODE_OPTIONS']
+  process.env['NODE_OPTIONS'] = [...shippedNodeFlags(), ...nodeFlags].join(' ')
+  try {
+    // Info, as shipped (the e2e harness asks for debug).
+    return await env.startAdmission({
+      credentials: 'pod',
+      args: ['--log-level=info'],
+      waitUntilReady: false,
+    })
+  } finally {
+    if (saved === undefined) delete process.env['NODE_OPTIONS']
+    else process.env['NODE_OPTIONS'] = saved
   }
 }
 

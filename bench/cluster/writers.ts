@@ -11,13 +11,17 @@ import type { ProxyDeployments } from './deployments.ts'
 import type { CpuUse } from './meter.ts'
 import { startMeter } from './meter.ts'
 import { serverName } from './population.ts'
+import type { ServiceName } from './service.ts'
+
+/** Which webhook a run's writes went through: none, or one of the measured services. */
+export type Webhooks = false | ServiceName
 
 export type Operation = 'CREATE' | 'UPDATE'
 
 export interface WriteRun {
   readonly operation: Operation
   readonly writers: number
-  readonly webhooks: boolean
+  readonly webhooks: Webhooks
   readonly writes: number
   readonly wallMs: number
   /** Latencies of the accepted writes, ms, in completion order. */
@@ -31,7 +35,7 @@ export interface WriteRun {
 export interface WriteJob {
   readonly operation: Operation
   readonly writers: number
-  readonly webhooks: boolean
+  readonly webhooks: Webhooks
   /** Server indices whose Deployments are written. */
   readonly indices: readonly number[]
   /** The pod-template revision written by an UPDATE (CREATE writes 0). */

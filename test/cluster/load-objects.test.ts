@@ -8,6 +8,7 @@ import type { Test } from 'tap'
 import { MAX_NESTING } from '../../src/policy/kube/nesting.ts'
 import {
   ObjectFileError,
+  bracketsNestDeeperThan,
   loadObjects,
   parseObjects,
   readObjects,
@@ -421,6 +422,15 @@ t.test('what kubectl reads is read the same: BOM, nested Lists, tags', async (t)
     again: 'hi',
   })
   t.equal(parseObjects('{"kind":"ConfigMap","metadata":{"generateName":"g-"}}', 'g.json').length, 1)
+})
+
+t.test('the bracket pre-scan counts nesting, mixed brackets alike, not brackets', async (t) => {
+  const nest = (levels: number) =>
+    Array.from({ length: levels }, (_, i) => (i % 2 === 0 ? '[' : '{')).join('')
+  t.equal(bracketsNestDeeperThan(nest(MAX_NESTING), MAX_NESTING), false, 'at the limit')
+  t.equal(bracketsNestDeeperThan(nest(MAX_NESTING + 1), MAX_NESTING), true, 'past it')
+  // Many brackets, none deep: past the count that starts the walk, still read.
+  t.equal(bracketsNestDeeperThan('[] {} '.repeat(10 * MAX_NESTING), MAX_NESTING), false)
 })
 
 t.test('deep flow nesting is refused before parsing, in linear time', async (t) => {

@@ -23,6 +23,7 @@ import {
 import type { RunningAdmission } from './harness/environment.ts'
 import { runCli } from '../helpers/cli.ts'
 import { ensureHelm, helmFor, mustHelm } from './harness/helm.ts'
+import { MONITORING_ON } from './harness/monitoring.ts'
 import { mustKubectl } from './harness/kubectl.ts'
 import { waitFor } from './harness/processes.ts'
 import {
@@ -71,6 +72,9 @@ const env = await startEnvironment(t, {
 const { plane, kubectl, network } = env
 const helm = await helmFor(helmBinary, plane.kubeconfig)
 t.teardown(() => helm.close())
+/** `helm template` of the chart as the kustomize install names it, with `values`, parsed. */
+const template = async (...values: string[]) =>
+  parse(await mustHelm(helm, ['template', RELEASE, CHART, '-n', NAMESPACE, ...values]))
 
 // A CA and a serving certificate for the Service's DNS name, as certificates.source=secret expects.
 const certDir = join(plane.dir, 'serving-certs')
@@ -87,9 +91,9 @@ await writeFile(
 )
 
 t.test(
-  'helm lint --strict passes with the defaults and with certificates from a Secret',
+  'helm lint --strict passes with the defaults, certificates from a Secret, and monitoring on',
   async (t) => {
-    for (const extra of [[], ['-f', secretValues]]) {
+    for (const extra of [[], ['-f', secretValues], [...MONITORING_ON]]) {
       const result = await helm(['lint', '--strict', CHART, ...extra])
       t.equal(result.code, 0, `${extra.join(' ')}\n${result.stdout}${result.stderr}`)
     }
@@ -100,10 +104,14 @@ t.test(`the kustomize install is what \`${COMMAND}\` generates from the chart`, 
   const generated = await generate(helm)
   const stale = differences(await committedFiles(), generated)
   t.same(stale, [], `out of date, run \`${COMMAND}\`:\n${stale.join('\n')}`)
-  // The check is not vacuous: a chart that renders one value differently is one stale file.
+  // The check is not vacuous: a chart that renders one value differently makes the files that
+  // hold it stale (a webhook's timeout is also its latency alert's threshold).
   t.same(
     differences(generated, await generate(helm, ['--set', 'webhooks.workloads.timeoutSeconds=7'])),
-    ['manifests/base/webhooks.yaml: differs from what the chart renders'],
+    [
+      'manifests/base/webhooks.yaml: differs from what the chart renders',
+      'manifests/components/monitoring/prometheus-rule.yaml: differs from what the chart renders',
+    ],
   )
 })
 
@@ -130,6 +138,13 @@ t.test('the chart renders the objects kustomize renders, for the same settings',
         ]),
       noop,
     ],
+    [
+      'monitoring.*.enabled vs manifests/ + components/monitoring',
+      [...MONITORING_ON],
+      () =>
+        renderBaseWith(kubectl, plane.dir, ['components/cert-manager', 'components/monitoring']),
+      noop,
+    ],
   ]
   for (const [name, values, render, adjust] of cases) {
     const helmObjects = parse(
@@ -143,19 +158,7 @@ t.test('the chart renders the objects kustomize renders, for the same settings',
   // The comparison is not vacuous: one changed value is one difference, named by its path.
   const changed = compare(
     normalise(parse(await kustomize(MANIFESTS_DIR))),
-    normalise(
-      parse(
-        await mustHelm(helm, [
-          'template',
-          RELEASE,
-          CHART,
-          '-n',
-          NAMESPACE,
-          '--set',
-          'webhooks.workloads.timeoutSeconds=7',
-        ]),
-      ),
-    ),
+    normalise(await template('--set', 'webhooks.workloads.timeoutSeconds=7')),
   )
   t.same(changed, [
     'ValidatingWebhookConfiguration//mcp-admission.webhooks[1].timeoutSeconds: kustomize 5, chart 7',
@@ -270,6 +273,52 @@ t.test(
   },
 )
 
+t.test(
+  'monitoring: off by default; its selector labels, namespace and runbooks as set',
+  async (t) => {
+    t.notOk((await template()).some((o) => /^(ServiceMonitor|PrometheusRule)$/.test(o.kind)))
+    const objects = await template(
+      ...MONITORING_ON,
+      '--set',
+      'monitoring.serviceMonitor.labels.release=kube-prometheus-stack',
+      '--set',
+      'monitoring.prometheusRule.labels.release=kube-prometheus-stack',
+      '--set',
+      'monitoring.prometheusRule.runbookBaseURL=https://wiki.example.com/mcp-admission',
+      '--set',
+      'monitoring.dashboard.namespace=monitoring',
+      '--set',
+      'monitoring.dashboard.annotations.grafana_folder=ToolHive',
+    )
+    const find = (kind: string) => objects.find((o) => o.kind === kind) as Record<string, any>
+    t.match(find('ServiceMonitor'), {
+      metadata: { namespace: NAMESPACE, labels: { release: 'kube-prometheus-stack' } },
+      spec: { endpoints: [{ port: 'metrics', path: '/metrics', scheme: 'http', interval: '30s' }] },
+    })
+    // The ServiceMonitor selects the Service the chart renders, on its metrics port.
+    const service = find('Service')
+    for (const [key, value] of Object.entries(
+      find('ServiceMonitor')['spec'].selector.matchLabels as Record<string, string>,
+    ))
+      t.equal(service['metadata'].labels[key], value, `the Service carries ${key}`)
+    t.ok((service['spec'].ports as { name: string }[]).some((port) => port.name === 'metrics'))
+    const rule = find('PrometheusRule')
+    t.equal(rule['metadata'].labels.release, 'kube-prometheus-stack')
+    t.equal(
+      rule['spec'].groups[0].rules[0].annotations.runbook_url,
+      'https://wiki.example.com/mcp-admission#mcpadmissionnoreadyreplica',
+    )
+    t.match(find('ConfigMap'), {
+      metadata: {
+        name: 'mcp-admission-dashboard',
+        namespace: 'monitoring',
+        labels: { grafana_dashboard: '1' },
+        annotations: { grafana_folder: 'ToolHive' },
+      },
+    })
+  },
+)
+
 t.test('helm template piped into check --crds DIR - is checked as a file would be', async (t) => {
   const rendered = await mustHelm(helm, ['template', RELEASE, CHART, '-n', NAMESPACE])
   const crds = ['mcpservers', 'mcpremoteproxies', 'virtualmcpservers', 'mcpwebhookconfigs'].flatMap(
@@ -304,6 +353,16 @@ t.test('mistyped values fail the render with the reason', async (t) => {
       'an operator service account that is no name',
       ['--set', 'operatorServiceAccount=Tool Hive'],
       /at '\/operatorServiceAccount': .*does not match pattern/,
+    ],
+    [
+      'a scrape interval that is no Prometheus duration',
+      ['--set', 'monitoring.serviceMonitor.interval=30 seconds'],
+      /at '\/monitoring\/serviceMonitor\/interval': .*does not match pattern/,
+    ],
+    [
+      'a runbook URL with its own fragment',
+      ['--set', 'monitoring.prometheusRule.runbookBaseURL=https://example.com/runbooks#x'],
+      /at '\/monitoring\/prometheusRule\/runbookBaseURL': .*does not match pattern/,
     ],
     [
       'a Secret source without its CA bundle',

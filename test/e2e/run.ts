@@ -15,6 +15,7 @@ import { ensureBinaries, goUnavailableReason } from './control-plane/binaries.ts
 import { ensureCertManagerControllers } from './harness/cert-manager.ts'
 import { ensureHelm } from './harness/helm.ts'
 import { ensureOpenReportsCrds } from './harness/openreports.ts'
+import { ensurePrometheusTools, prometheusOperatorCrdDir } from './harness/prometheus.ts'
 import { ensureYamlParity } from './harness/yaml-parity.ts'
 import { ensureImage } from './image/build.ts'
 import { OPERATOR_RELEASES, ensureOperator } from './toolhive/releases.ts'
@@ -60,6 +61,10 @@ async function main(): Promise<number> {
   const certManager = await ensureCertManagerControllers(log)
   // The OpenReports CRDs from their Go module, downloaded once here rather than inside a test.
   await ensureOpenReportsCrds(log)
+  // promtool and our PromQL selector lister, and the prometheus-operator CRDs, for the monitoring
+  // tests (harness/prometheus.ts).
+  const prometheus = await ensurePrometheusTools(log)
+  await prometheusOperatorCrdDir(log)
   // kubectl's manifest reading (test/e2e/yaml-parity), for the YAML differential test.
   const yamlParity = await ensureYamlParity(log)
   // A Dockerfile that does not build fails the suite here, before any test.
@@ -94,6 +99,7 @@ async function main(): Promise<number> {
       E2E_CERT_MANAGER: certManager,
       E2E_YAML_PARITY: yamlParity,
       E2E_IMAGE: image.id,
+      E2E_PROMETHEUS_TOOLS: dirname(prometheus.promtool),
     },
   )
   log(

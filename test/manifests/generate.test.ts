@@ -29,13 +29,17 @@ function helmText(documents: readonly [string, Any][]): string {
     .join('')
 }
 
-/** The chart's three renders, as a fake helm: defaults, certificates.source=secret, network policy. */
+/**
+ * The chart's renders, as a fake helm: defaults, certificates.source=secret, and each optional
+ * component's switch (network policy, monitoring).
+ */
 function fakeHelm(change: { secret?: (o: Any[]) => void; policy?: (o: Any[]) => void } = {}) {
   const helm: Helm = (args) => {
     const set = args.filter((_, i) => args[i - 1] === '--set')
     const secret = set.includes('certificates.source=secret')
     const caBundle = set.find((value) => value.startsWith('certificates.caBundle='))?.split('=')[1]
     const policy = set.includes('networkPolicy.enabled=true')
+    const monitoring = set.includes('monitoring.serviceMonitor.enabled=true')
     const webhooks: Any = {
       apiVersion: 'admissionregistration.k8s.io/v1',
       kind: 'ValidatingWebhookConfiguration',
@@ -81,15 +85,22 @@ function fakeHelm(change: { secret?: (o: Any[]) => void; policy?: (o: Any[]) => 
           spec: { selfSigned: {} },
         },
       ])
+    // What each optional component's switch adds.
+    const added = (apiVersion: string, kind: string, spec: Any): Any => ({
+      apiVersion,
+      kind,
+      metadata: { name: 'mcp-admission', namespace: 'mcp-admission', labels: LABELS },
+      spec,
+    })
     if (policy)
       objects.push([
         'network-policy.yaml',
-        {
-          apiVersion: 'networking.k8s.io/v1',
-          kind: 'NetworkPolicy',
-          metadata: { name: 'mcp-admission', namespace: 'mcp-admission', labels: LABELS },
-          spec: { podSelector: {} },
-        },
+        added('networking.k8s.io/v1', 'NetworkPolicy', { podSelector: {} }),
+      ])
+    if (monitoring)
+      objects.push([
+        'service-monitor.yaml',
+        added('monitoring.coreos.com/v1', 'ServiceMonitor', { endpoints: [{ port: 'metrics' }] }),
       ])
     const plain = objects.map(([, object]) => object)
     if (secret) change.secret?.(plain)
@@ -111,6 +122,8 @@ t.test('the defaults without cert-manager are the base; each switch is a compone
     'base/webhooks.yaml',
     'components/cert-manager/certificates.yaml',
     'components/cert-manager/kustomization.yaml',
+    'components/monitoring/kustomization.yaml',
+    'components/monitoring/service-monitor.yaml',
     'components/network-policy/kustomization.yaml',
     'components/network-policy/network-policy.yaml',
     'kustomization.yaml',
@@ -160,6 +173,12 @@ t.test('the defaults without cert-manager are the base; each switch is a compone
   t.match(parse(files.get('components/network-policy/network-policy.yaml')), [
     { kind: 'NetworkPolicy' },
   ])
+  t.same(parse(files.get('components/monitoring/kustomization.yaml'))[0]?.['resources'], [
+    'service-monitor.yaml',
+  ])
+  t.match(parse(files.get('components/monitoring/service-monitor.yaml')), [
+    { kind: 'ServiceMonitor', metadata: { labels: { 'app.kubernetes.io/part-of': 'toolhive' } } },
+  ])
   t.same(parse(files.get('kustomization.yaml'))[0], {
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
@@ -187,6 +206,6 @@ t.test('a difference kustomize could not compose back stops the generator', asyn
         },
       }),
     ),
-    /ServiceAccount\/mcp-admission\/mcp-admission: networkPolicy.enabled changes an object/,
+    /ServiceAccount\/mcp-admission\/mcp-admission: networkPolicy.enabled=true changes an object/,
   )
 })

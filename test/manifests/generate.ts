@@ -9,7 +9,8 @@
  * chart's defaults; `base` is what the defaults keep with certificates.source=secret (the chart's
  * own objects, nothing of cert-manager); `components/cert-manager` is what the default
  * certificates.source=cert-manager adds (its Issuers and Certificates, the CA-injection
- * annotations as patches); `components/network-policy` is what networkPolicy.enabled=true adds.
+ * annotations as patches); each optional component (OPTIONAL_COMPONENTS: network-policy,
+ * monitoring) is what its switch (networkPolicy.enabled=true, monitoring.*.enabled=true) adds.
  * Any other difference between those renders stops the generator, since kustomize could not
  * compose it back. Each rendered document keeps its comments and its template's file name; Helm's
  * own labels and `# Source:` lines are dropped. The Namespace, which the chart leaves to its user,
@@ -55,6 +56,45 @@ export const HELM_ONLY_LABELS: Readonly<Record<string, string>> = {
   'app.kubernetes.io/version':
     'Helm convention: the app version (kustomize has it in the image tag only)',
 }
+
+/** An optional component: the objects `values` (helm `--set`s) add to the chart's defaults. */
+interface OptionalComponent {
+  readonly dir: string
+  readonly values: readonly string[]
+  /** One line for the full install's list of components. */
+  readonly summary: string
+  /** The comment of its kustomization.yaml. */
+  readonly comment: readonly string[]
+}
+
+export const OPTIONAL_COMPONENTS: readonly OptionalComponent[] = [
+  {
+    dir: 'network-policy',
+    values: ['networkPolicy.enabled=true'],
+    summary: 'optional ingress policy',
+    comment: [
+      'Optional (networkPolicy.enabled in the chart): an ingress policy admitting traffic to the',
+      'pods only on the webhook and probe/metrics ports. Add it with',
+      '`components: [components/network-policy]` in an overlay.',
+    ],
+  },
+  {
+    dir: 'monitoring',
+    values: [
+      'monitoring.serviceMonitor.enabled=true',
+      'monitoring.prometheusRule.enabled=true',
+      'monitoring.dashboard.enabled=true',
+    ],
+    summary: 'optional ServiceMonitor, alerts and Grafana dashboard',
+    comment: [
+      "Optional (the chart's monitoring.serviceMonitor, .prometheusRule and .dashboard): a",
+      'ServiceMonitor, a PrometheusRule with the alerts of docs/monitoring.md (the',
+      'prometheus-operator CRDs must be installed) and the Grafana dashboard as a ConfigMap for',
+      "Grafana's dashboard sidecar. Add it with `components: [components/monitoring]` in an",
+      "overlay; a Prometheus that selects by label needs that label added (kustomize's labels).",
+    ],
+  },
+]
 
 /** The caBundle value given for the certificates.source=secret render; the base leaves it out. */
 const PLACEHOLDER_CA_BUNDLE = 'generator-placeholder'
@@ -106,7 +146,6 @@ export async function generate(
     '--set',
     `certificates.caBundle=${PLACEHOLDER_CA_BUNDLE}`,
   ])
-  const withPolicy = await render(helm, [...values, '--set', 'networkPolicy.enabled=true'])
 
   // The base and the cert-manager component: the defaults against certificates.source=secret.
   const secretObjects = byKey(secret)
@@ -158,16 +197,23 @@ export async function generate(
         `${key}: rendered only with certificates.source=secret; the base holds what the defaults render`,
       )
 
-  // The network-policy component: what networkPolicy.enabled adds to the defaults, nothing else.
-  const policyObjects = byKey(withPolicy)
-  const networkPolicy = withPolicy.filter((rendered) => !fullKeys.has(rendered.key))
-  for (const rendered of full) {
-    const other = policyObjects.get(rendered.key)
-    if (other === undefined || !isDeepStrictEqual(rendered.object, other.object))
-      throw new Error(
-        `${rendered.key}: networkPolicy.enabled changes an object of the defaults, which the ` +
-          'network-policy component cannot express; it may only add objects',
-      )
+  // Each optional component: what its switch adds to the defaults, nothing else.
+  const optional: [OptionalComponent, Rendered[]][] = []
+  for (const component of OPTIONAL_COMPONENTS) {
+    const switched = await render(helm, [
+      ...values,
+      ...component.values.flatMap((value) => ['--set', value]),
+    ])
+    const switchedObjects = byKey(switched)
+    for (const rendered of full) {
+      const other = switchedObjects.get(rendered.key)
+      if (other === undefined || !isDeepStrictEqual(rendered.object, other.object))
+        throw new Error(
+          `${rendered.key}: ${component.values.join(', ')} changes an object of the defaults, ` +
+            `which the ${component.dir} component cannot express; it may only add objects`,
+        )
+    }
+    optional.push([component, switched.filter((rendered) => !fullKeys.has(rendered.key))])
   }
 
   const chart = await chartDigest()
@@ -235,21 +281,19 @@ export async function generate(
       }),
   )
 
-  const networkPolicyFiles = await addRendered('components/network-policy', networkPolicy)
-  await add(
-    'components/network-policy/kustomization.yaml',
-    CHART,
-    comments(
-      'Optional (networkPolicy.enabled in the chart): an ingress policy admitting traffic to the',
-      'pods only on the webhook and probe/metrics ports. Add it with',
-      '`components: [components/network-policy]` in an overlay.',
-    ) +
-      stringify({
-        apiVersion: 'kustomize.config.k8s.io/v1alpha1',
-        kind: 'Component',
-        resources: networkPolicyFiles,
-      }),
-  )
+  for (const [component, objects] of optional) {
+    const componentFiles = await addRendered(`components/${component.dir}`, objects)
+    await add(
+      `components/${component.dir}/kustomization.yaml`,
+      CHART,
+      comments(...component.comment) +
+        stringify({
+          apiVersion: 'kustomize.config.k8s.io/v1alpha1',
+          kind: 'Component',
+          resources: componentFiles,
+        }),
+    )
+  }
 
   await add(
     'kustomization.yaml',
@@ -259,7 +303,9 @@ export async function generate(
       'cert-manager in the cluster).',
       '  manifests/base                       everything but certificate provisioning',
       '  manifests/components/cert-manager    serving certificate and caBundle injection (included here)',
-      '  manifests/components/network-policy  optional ingress policy',
+      ...OPTIONAL_COMPONENTS.map(
+        (component) => `  manifests/components/${component.dir.padEnd(15)} ${component.summary}`,
+      ),
     ) +
       stringify({
         apiVersion: 'kustomize.config.k8s.io/v1beta1',

@@ -52,8 +52,24 @@ export type CompileResult =
   | { readonly ok: true; readonly program: CelProgram }
   | { readonly ok: false; readonly error: string }
 
+/**
+ * Compiled expressions by their text. CRDs repeat rules wherever they embed the same type (the
+ * 14 ToolHive CRDs hold 347 rules, 86 of them distinct), and a compiled program keeps no state,
+ * so each text is parsed and planned once per process. Bounded by the CRDs read.
+ */
+const compiled = new Map<string, CompileResult>()
+
 /** Parses and plans `expression`, or says why it cannot be evaluated here. */
 export function compileCel(expression: string): CompileResult {
+  let result = compiled.get(expression)
+  if (result === undefined) {
+    result = compileUncached(expression)
+    compiled.set(expression, result)
+  }
+  return result
+}
+
+function compileUncached(expression: string): CompileResult {
   let parsed: ReturnType<typeof parse>
   try {
     parsed = parse(expression)

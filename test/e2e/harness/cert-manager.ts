@@ -7,117 +7,60 @@
  * with the machine's Go and cached outside the repository like kube-apiserver.
  */
 
-import { execFile as execFileCallback } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import {
-  copyFile,
-  mkdir,
-  readdir,
-  readFile,
-  readlink,
-  rename,
-  rm,
-  symlink,
-  writeFile,
-} from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
-import { cacheRoot, goVersion, isFile, run } from '../control-plane/binaries.ts'
 import { freePort } from '../../helpers/ports.ts'
 import type { ControlPlane } from './control-plane.ts'
+import { ensureWrapperBuild, goModule } from './go-build.ts'
 import { startProcess, waitFor } from './processes.ts'
 import type { Managed } from './processes.ts'
-
-const execFile = promisify(execFileCallback)
 
 export const CERT_MANAGER_VERSION = 'v1.21.2'
 const MODULE = 'github.com/cert-manager/cert-manager'
 const wrapperDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'cert-manager')
+const BINARY = 'cert-manager-e2e'
 
 /** The directory of the release's CRD manifests (one YAML file per CRD, and a README). */
 export async function certManagerCrdDir(version = CERT_MANAGER_VERSION): Promise<string> {
-  const dir = join(await moduleDir(version), 'deploy', 'crds')
+  const dir = join((await goModule(MODULE, version)).dir, 'deploy', 'crds')
   const files = (await readdir(dir)).filter((name) => name.endsWith('.yaml'))
   if (!files.includes('cert-manager.io_certificates.yaml'))
     throw new Error(`${dir} has no cert-manager.io_certificates.yaml: ${files.join(', ')}`)
   return dir
 }
 
-/** The release's root module in Go's module cache (read-only, outside the repository). */
-async function moduleDir(version: string): Promise<string> {
-  const module = `${MODULE}@${version}`
-  const { stdout } = await execFile('go', ['mod', 'download', '-json', module], {
-    // Outside any module, so no go.mod of ours is consulted or changed.
-    cwd: tmpdir(),
-    env: { ...process.env, GO111MODULE: 'on' },
-    maxBuffer: 1 << 20,
-  })
-  const info = JSON.parse(stdout) as { Dir?: string; Error?: string }
-  if (info.Dir === undefined)
-    throw new Error(`go mod download ${module}: ${info.Error ?? 'no directory'}`)
-  return info.Dir
-}
-
 /**
  * The wrapper command's binary, built once per cert-manager release, Go version and wrapper
- * source (a changed wrapper must not reuse a stale build).
+ * source (harness/go-build.ts). Requiring the module is enough while its go.mod replaces nothing
+ * (true of v1.21); the build refuses a release that does.
  */
 export async function ensureCertManagerControllers(
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
   version = CERT_MANAGER_VERSION,
 ): Promise<string> {
-  const go = await goVersion()
-  const sources = (await readdir(wrapperDir))
-    .filter((name) => name === 'go.mod' || name.endsWith('.go'))
-    .sort()
-  const hash = createHash('sha256')
-  for (const name of sources) hash.update(name).update(await readFile(join(wrapperDir, name)))
-  const dir = join(cacheRoot('cert-manager'), `${version}-${go}-${hash.digest('hex').slice(0, 12)}`)
-  const binary = join(dir, 'cert-manager-e2e')
-  if (await isFile(binary)) {
-    log(`e2e: using cached cert-manager ${version} controllers from ${dir}`)
-    return binary
-  }
-  log(`e2e: building cert-manager ${version} controllers with ${go} (a cold build takes minutes)…`)
-  const started = Date.now()
-  const work = join(dir, 'build')
-  await mkdir(work, { recursive: true })
-  for (const name of sources) await copyFile(join(wrapperDir, name), join(work, name))
-  // Requiring the module is enough while its go.mod replaces nothing (true of v1.21): a replace
-  // applies only in its own module, so a release with one would need it repeated here.
-  const goMod = await readFile(join(await moduleDir(version), 'go.mod'), 'utf8')
-  if (/^\s*replace\b/m.test(goMod))
-    throw new Error(`${MODULE}@${version} has replace directives: mirror them in the wrapper build`)
-  await run('go', ['mod', 'edit', `-require=${MODULE}@${version}`], work, log)
-  await run('go', ['mod', 'tidy'], work, log)
-  await run(
-    'go',
-    [
-      'build',
-      '-trimpath',
-      '-ldflags',
-      // The version cert-manager reports in its User-Agent and logs.
-      `-s -w -X ${MODULE}/pkg/util.AppVersion=${version}`,
-      '-o',
-      `${binary}.tmp`,
-      '.',
-    ],
-    work,
+  const dir = await ensureWrapperBuild(
+    {
+      what: 'cert-manager',
+      title: 'cert-manager controllers',
+      wrapperDir,
+      module: MODULE,
+      version,
+      binaries: [BINARY],
+      tidy: true,
+      build: (out) => [
+        '-trimpath',
+        '-ldflags',
+        // The version cert-manager reports in its User-Agent and logs.
+        `-s -w -X ${MODULE}/pkg/util.AppVersion=${version}`,
+        '-o',
+        `${out}${BINARY}`,
+        '.',
+      ],
+    },
     log,
   )
-  await rename(`${binary}.tmp`, binary)
-  // Builds of an earlier wrapper source for this release and Go are dead weight (~70 MB each).
-  const root = cacheRoot('cert-manager')
-  for (const stale of await readdir(root)) {
-    if (stale.startsWith(`${version}-${go}-`) && join(root, stale) !== dir)
-      await rm(join(root, stale), { recursive: true, force: true })
-  }
-  log(
-    `e2e: built cert-manager ${version} controllers in ${Math.round((Date.now() - started) / 1000)} s (cached in ${dir})`,
-  )
-  return binary
+  return join(dir, BINARY)
 }
 
 /** The binary `test/e2e/run.ts` built (E2E_CERT_MANAGER), or one built now. */

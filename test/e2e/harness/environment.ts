@@ -43,7 +43,7 @@ import { kubectlFor, mustKubectl } from './kubectl.ts'
 import type { Kubectl } from './kubectl.ts'
 import { installReleaseCrds, startOperator } from './operator.ts'
 import { clientCertificate } from './pki.ts'
-import { waitFor } from './processes.ts'
+import { startProcess, waitFor } from './processes.ts'
 import type { Managed } from './processes.ts'
 import { startServiceNetwork } from './service-network.ts'
 import type { ServiceNetwork } from './service-network.ts'
@@ -56,12 +56,13 @@ export {
   SERVICE_NAMESPACE,
   renderBaseWith,
   storeWithoutValidation,
+  sumSeries,
 } from './admission.ts'
 export type { Manifest, PodServiceAccount, RunningAdmission } from './admission.ts'
 export type { ControlPlane } from './control-plane.ts'
 export { auditEventOf } from './audit-log.ts'
 export type { AuditEvent, AuditQuery } from './audit-log.ts'
-export { ensureBinaries } from '../control-plane/binaries.ts'
+export { cacheRoot, ensureBinaries, goVersion, isFile, run } from '../control-plane/binaries.ts'
 export { NOT_PROBED, afterProbe, nextReady } from './service-network.ts'
 export { adminClient } from './api-client.ts'
 export type { ApiAnswer, ApiClient } from './api-client.ts'
@@ -72,7 +73,7 @@ export type {
   ReadinessProbe,
   ServiceEndpoints,
 } from './service-network.ts'
-export { mustKubectl, waitFor }
+export { mustKubectl, startProcess, waitFor }
 export type { Kubectl, Managed, ServiceNetwork }
 
 /** A set of CRDs to serve: the test fixtures, or a directory of CRD files (a release's). */

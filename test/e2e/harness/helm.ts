@@ -94,6 +94,9 @@ export async function helmFor(
           else resolve({ code, stdout, stderr })
         },
       )
+      // Most commands never read standard input, and helm may exit before it is written: the
+      // pipe's EPIPE is no failure of ours (the exit code and stderr above say what happened).
+      child.stdin?.on('error', () => undefined)
       child.stdin?.end(stdin ?? '')
     })
   return Object.assign(helm, { close: () => rm(home, { recursive: true, force: true }) })

@@ -24,7 +24,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 
 {{/*
 The metadata every object carries: name, labels and commonAnnotations. Namespaced objects add
-their namespace; `annotations` (a dict) are merged over commonAnnotations.
+their namespace; `labels` (a dict: a selector's, such as a Prometheus's ruleSelector) are added
+to the common ones, and `annotations` (a dict) are merged over commonAnnotations.
 */}}
 {{- define "mcp-admission.metadata" -}}
 name: {{ .name }}
@@ -33,6 +34,9 @@ namespace: {{ .namespace }}
 {{- end }}
 labels:
   {{- include "mcp-admission.labels" .root | nindent 2 }}
+  {{- with .labels }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
 {{- with merge (dict) (.annotations | default dict) .root.Values.commonAnnotations }}
 annotations:
   {{- toYaml . | nindent 2 }}
