@@ -1,33 +1,28 @@
 /**
- * The service run as the Helm chart's pod runs it (harness/chart-pod.ts): the rendered command,
- * args, env, user and group, read-only root, the serving certificate and the service account
- * token mounted at their paths in the kubelet's `..data` layout, and the probes' ports and paths.
- * So the in-cluster credentials are exercised as in a pod, against the real API server: it is
- * ready, admits, reads and writes with the chart's RBAC as its own service account, and when the
- * kubelet rotates the token and the old one is revoked, the next requests carry the new one.
+ * The built image run as the Helm chart's pod runs it (harness/chart-pod.ts): the image's root
+ * file system, read-only, and its own entrypoint, command, environment and working directory;
+ * the rendered args, env, user and group; the serving certificate and the service account token
+ * mounted at their paths in the kubelet's `..data` layout; the probes' ports and paths. So the
+ * image and the in-cluster credentials are exercised as in a pod, against the real API server:
+ * it is ready, admits, reads and writes with the chart's RBAC as its own service account, and
+ * when the kubelet rotates the token and the old one is revoked, the next requests carry the new.
  */
 
-import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, realpath } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import https from 'node:https'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import fastJsonPatch from 'fast-json-patch'
 import type { Operation } from 'fast-json-patch'
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
 import { TOKEN_REREAD_MS } from '../../src/cluster/in-cluster-credentials.ts'
 import { createDevCertificates } from '../../src/http/dev-certs.ts'
-import {
-  SERVICE_ACCOUNT_MOUNT,
-  chartContainer,
-  imageConfig,
-  startChartPod,
-} from './harness/chart-pod.ts'
+import { SERVICE_ACCOUNT_MOUNT, chartContainer, startChartPod } from './harness/chart-pod.ts'
 import { MANIFESTS_DIR, startEnvironment } from './harness/environment.ts'
 import { ensureHelm, helmFor, mustHelm } from './harness/helm.ts'
+import { imageConfig, imageUnderTest, mountImage } from './harness/image.ts'
 import { KubeletVolume } from './harness/kubelet-volume.ts'
 import { mustKubectl } from './harness/kubectl.ts'
 import { waitFor } from './harness/processes.ts'
@@ -45,7 +40,6 @@ const IDENTITY_KINDS = new Set([
   'RoleBinding',
 ])
 const GENERATION = 'toolhive.stacklok.dev/mcpserver-generation'
-const run = promisify(execFile)
 
 type Json = Record<string, unknown>
 
@@ -69,7 +63,18 @@ const rendered = parseAllDocuments(
   await mustHelm(helm, ['template', RELEASE, CHART, '-n', NAMESPACE]),
 ).map((document) => document.toJS() as Json)
 const container = chartContainer(rendered, { namespace: NAMESPACE, name: POD })
-const image = await imageConfig()
+// The image's configuration and root file system, as a runtime reads them from the image.
+const imageId = await imageUnderTest((line) => {
+  t.comment(line)
+})
+const image = await imageConfig(imageId)
+const rootfs = await mountImage(imageId)
+// The pod first, then its root: the one teardown keeps that order.
+let stopPod = async () => {}
+t.teardown(async () => {
+  await stopPod()
+  await rootfs.remove()
+})
 const serviceAccount = rendered.find((object) => object['kind'] === 'ServiceAccount') as {
   metadata: { name: string }
 }
@@ -129,7 +134,7 @@ for (const port of [ports.webhook, ports.probes]) await assertFree(port)
 const pod = await startChartPod({
   container,
   image,
-  node: await realpath(join(REPO, 'node_modules/node/bin/node')),
+  root: rootfs.root,
   volumes: { 'serving-certs': servingCerts.dir },
   serviceAccountDir: account.dir,
   kubeletEnv: {
@@ -137,10 +142,11 @@ const pod = await startChartPod({
     KUBERNETES_SERVICE_PORT: new URL(plane.server).port,
     HOSTNAME: POD,
   },
-  workDir: podDir,
   logFile: join(podDir, 'pod.log'),
 })
-t.teardown(() => pod.process.stop())
+stopPod = () => pod.process.stop()
+/** A path as the pod sees it: through its root, in its mount namespace. */
+const inPod = (path: string) => join(`/proc/${pod.pid}/root`, path)
 
 const probe = async (which: { port: number; path: string }) =>
   (await fetch(`http://127.0.0.1:${which.port}${which.path}`)).status
@@ -150,34 +156,61 @@ await waitFor(
   { timeoutMs: 60_000, process: pod.process },
 )
 
-t.test('it runs as the chart says: user, command, read-only root, mounts', async (t) => {
+t.test('it runs the image as the chart says: user, command, read-only root, mounts', async (t) => {
   const status = await readFile(`/proc/${pod.pid}/status`, 'utf8')
   const ids = (name: string) =>
     /^(\w+):\s+(.*)$/m.exec(status.split('\n').find((l) => l.startsWith(`${name}:`)) ?? '')?.[2]
   t.equal(ids('Uid'), Array(4).fill(container.runAsUser).join('\t'), 'runAsUser')
   t.equal(ids('Gid'), Array(4).fill(container.runAsGroup).join('\t'), 'runAsGroup')
   t.equal(ids('Groups')?.trim(), String(fsGroup), 'fsGroup as the only supplementary group')
-  t.equal(ids('CapEff'), '0000000000000000', 'no capabilities')
+  for (const set of ['CapInh', 'CapPrm', 'CapEff', 'CapAmb'])
+    t.equal(ids(set), '0000000000000000', `no capabilities (${set})`)
+  t.equal(ids('NoNewPrivs'), '1', 'no privilege escalation')
   const cmdline = (await readFile(`/proc/${pod.pid}/cmdline`, 'utf8')).split('\0').slice(0, -1)
-  t.same(cmdline, pod.argv, "the image's entrypoint with the chart's args")
-  t.same(cmdline.slice(1), [...image.entrypoint.slice(1), ...(container.args ?? [])])
+  t.same(
+    cmdline,
+    [...image.entrypoint, ...(container.args ?? [])],
+    "the image's entrypoint, the chart's args",
+  )
+  t.equal(image.entrypoint[0], '/nodejs/bin/node', "the image's own node")
+  const environ = (await readFile(`/proc/${pod.pid}/environ`, 'utf8')).split('\0').slice(0, -1)
+  t.same(
+    environ.sort(),
+    Object.entries(pod.env)
+      .map(([name, value]) => `${name}=${value}`)
+      .sort(),
+    'the pod environment only',
+  )
+  for (const [name, value] of Object.entries(image.env))
+    t.equal(pod.env[name], value, `the image's ${name}`)
+  t.equal(image.workdir, '/app')
+  // runAsUser/runAsGroup win over the image's USER; they agree, so either way it is 65532.
+  t.equal(image.user, `${container.runAsUser}:${container.runAsGroup}`, "the image's USER")
 
-  const inPod = (command: string[]) =>
-    run('nsenter', [`--target=${pod.pid}`, '--mount', '--', ...command]).then(
-      (result) => ({ code: 0, ...result }),
-      (error: unknown) => error as { code: number; stdout: string; stderr: string },
-    )
+  // The pod's root is the image's: no shell, the image's own files where the service runs.
+  await t.rejects(readFile(inPod('/bin/sh')), { code: 'ENOENT' }, 'no shell')
+  t.ok((await readdir(inPod(image.workdir))).includes('node_modules'), 'the image /app')
   t.equal(container.readOnlyRootFilesystem, true, 'the chart asks for a read-only root')
-  for (const dir of ['/', '/tmp', REPO, '/var/run/secrets', SERVICE_ACCOUNT_MOUNT]) {
+  for (const dir of [
+    '/',
+    '/tmp',
+    image.workdir,
+    '/nodejs',
+    '/var/run/secrets',
+    SERVICE_ACCOUNT_MOUNT,
+  ]) {
     // As root, even: the mounts themselves are read-only.
-    const touched = await inPod(['touch', join(dir, 'chart-pod-write-probe')])
-    t.match(touched, { code: 1, stderr: /Read-only file system/ }, `${dir} is not writable`)
+    await t.rejects(
+      writeFile(inPod(join(dir, 'chart-pod-write-probe')), ''),
+      { code: 'EROFS' },
+      `${dir} is not writable`,
+    )
   }
-  const namespace = await inPod(['cat', join(SERVICE_ACCOUNT_MOUNT, 'namespace')])
-  t.equal(namespace.stdout, NAMESPACE, 'the service account volume is at its path')
+  const namespace = await readFile(inPod(join(SERVICE_ACCOUNT_MOUNT, 'namespace')), 'utf8')
+  t.equal(namespace, NAMESPACE, 'the service account volume is at its path')
   const certDir = container.env['MCP_ADMISSION_CERT_DIR'] ?? ''
   t.equal(container.volumeMounts[0]?.mountPath, certDir, 'the cert dir is the mounted Secret')
-  t.match((await inPod(['ls', '-a', certDir])).stdout, /\.\.data/, 'in the kubelet layout')
+  t.ok((await readdir(inPod(certDir))).includes('..data'), 'in the kubelet layout')
 })
 
 t.test("it is ready and live on the chart's probe ports and paths", async (t) => {

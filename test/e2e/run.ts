@@ -17,6 +17,7 @@ import { ensureHelm } from './harness/helm.ts'
 import { ensureOpenReportsCrds } from './harness/openreports.ts'
 import { ensurePrometheusTools, prometheusOperatorCrdDir } from './harness/prometheus.ts'
 import { ensureYamlParity } from './harness/yaml-parity.ts'
+import { ensureImage } from './image/build.ts'
 import { OPERATOR_RELEASES, ensureOperator } from './toolhive/releases.ts'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
@@ -40,6 +41,13 @@ async function main(): Promise<number> {
     log(`e2e: SKIPPED the end-to-end suite: ${unavailable}. Install Go 1.25+ to run it.`)
     return 0
   }
+  // The container image from the Dockerfile (buildah; test/e2e/image/), which the chart-pod and
+  // image tests run and read. Built beside the Go builds below: it waits mostly on Debian's and
+  // the npm registry's packages while they use the CPU.
+  const imageBuild = ensureImage(log).then(
+    (image) => ({ image }),
+    (error: unknown) => ({ error }),
+  )
   const binaries = await ensureBinaries()
   log(
     `e2e: Kubernetes ${binaries.kubeVersion}, etcd ${binaries.etcdVersion}, built with ${binaries.goVersion}; build took ${binaries.buildSeconds} s`,
@@ -59,6 +67,14 @@ async function main(): Promise<number> {
   await prometheusOperatorCrdDir(log)
   // kubectl's manifest reading (test/e2e/yaml-parity), for the YAML differential test.
   const yamlParity = await ensureYamlParity(log)
+  // A Dockerfile that does not build fails the suite here, before any test.
+  const built = await imageBuild
+  if ('error' in built) {
+    log(`e2e: FAILED: the image does not build: ${String(built.error)}`)
+    return 1
+  }
+  const { image } = built
+  log(`e2e: image ${image.id.slice(0, 12)} (${image.bases} bases) in ${image.seconds} s`)
 
   // The suite runs mcp-admission as it ships: dist/, built from the current sources.
   const tsc = join(repo, 'node_modules/typescript/bin/tsc')
@@ -82,6 +98,7 @@ async function main(): Promise<number> {
       E2E_HELM: helm,
       E2E_CERT_MANAGER: certManager,
       E2E_YAML_PARITY: yamlParity,
+      E2E_IMAGE: image.id,
       E2E_PROMETHEUS_TOOLS: dirname(prometheus.promtool),
     },
   )

@@ -1,18 +1,20 @@
 /**
  * The service run as the chart's pod runs it, without a container runtime: the Deployment's
- * container spec as `helm template` renders it and the image's entrypoint from the Dockerfile,
- * started in a private mount namespace (`unshare`, as root) where the pod's volumes are bind
- * mounts at their mount paths (the service account's at the kubelet's path), the root file
- * system is read-only, and the process runs as the pod's user (`setpriv`) with the pod's
- * environment only. The network is the host's: the API server is reached on loopback through
- * KUBERNETES_SERVICE_HOST/PORT, as a pod reaches it through the `kubernetes` Service.
+ * container spec as `helm template` renders it, on the built image (its root file system and its
+ * own configuration: entrypoint, command, environment, working directory), started in a private
+ * mount namespace (`unshare`, as root) where the pod's volumes are bind mounts at their mount
+ * paths (the service account's at the kubelet's path), the root file system is read-only, and
+ * the process runs as the pod's user and groups with the pod's environment only. The network is
+ * the host's: the API server is reached on loopback through KUBERNETES_SERVICE_HOST/PORT, as a
+ * pod reaches it through the `kubernetes` Service.
  */
 
-import { mkdir, readFile, realpath, stat } from 'node:fs/promises'
+import { lstat, mkdir, realpath, stat } from 'node:fs/promises'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startProcess } from './processes.ts'
 import type { Managed } from './processes.ts'
+import type { ImageConfig } from './image.ts'
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url))
 /** Where the ServiceAccount admission plugin mounts the token (kube-api-access-*). */
@@ -117,61 +119,40 @@ function at(object: unknown, ...path: string[]): Json {
   return value as Json
 }
 
-export interface ImageConfig {
-  readonly entrypoint: readonly string[]
-  readonly cmd: readonly string[]
-  readonly env: Readonly<Record<string, string>>
-  readonly workdir: string
-}
-
-/** ENTRYPOINT, CMD, ENV and WORKDIR of the Dockerfile's final stage (exec form only). */
-export async function imageConfig(dockerfile = join(REPO, 'Dockerfile')): Promise<ImageConfig> {
-  const lines = (await readFile(dockerfile, 'utf8')).split('\n')
-  const last = lines.findLastIndex((line) => /^FROM\s/i.test(line))
-  let entrypoint: string[] = []
-  let cmd: string[] = []
-  let workdir = '/'
-  const env: Record<string, string> = {}
-  for (const line of lines.slice(last + 1)) {
-    const [instruction = '', ...rest] = line.trim().split(/\s+/)
-    const value = rest.join(' ')
-    if (/^ENTRYPOINT$/i.test(instruction)) entrypoint = JSON.parse(value) as string[]
-    else if (/^CMD$/i.test(instruction)) cmd = JSON.parse(value) as string[]
-    else if (/^WORKDIR$/i.test(instruction)) workdir = value
-    else if (/^ENV$/i.test(instruction)) {
-      const [key = '', ...parts] = value.split('=')
-      env[key] = parts.join('=')
-    }
-  }
-  return { entrypoint, cmd, env, workdir }
-}
-
 export interface ChartPodOptions {
   readonly container: ChartContainer
+  /** The image's configuration, as the runtime reads it (harness/image.ts). */
   readonly image: ImageConfig
-  /** The image's node, the project's Node 24 here. */
-  readonly node: string
+  /** The image's root file system, mounted from a working container: the pod's root. */
+  readonly root: string
   /** Host directories holding each mounted volume's files, by volume name. */
   readonly volumes: Readonly<Record<string, string>>
   /** The service account volume's host directory (mounted when the pod automounts it). */
   readonly serviceAccountDir: string
   /** What the kubelet adds: KUBERNETES_SERVICE_HOST/PORT, HOSTNAME. */
   readonly kubeletEnv: Readonly<Record<string, string>>
-  /** Empty directories for the mount namespace's own tmpfs mounts. */
-  readonly workDir: string
   readonly logFile: string
 }
 
 export interface ChartPod {
   readonly process: Managed
-  /** The pod's process id: its mount namespace is /proc/PID/ns/mnt. */
+  /** The pod's process id: its root is /proc/PID/root, its mount namespace /proc/PID/ns/mnt. */
   readonly pid: number
   readonly argv: readonly string[]
+  /** The environment it was given: the image's, the kubelet's, the container's. */
+  readonly env: Readonly<Record<string, string>>
 }
 
-/** Starts the container's process in its own mount namespace; returns at once. */
+/** Device nodes a runtime gives every container (the OCI runtime spec's default devices). */
+const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty']
+
+/**
+ * Starts the container's process on the image's root, in its own mount namespace, as a runtime
+ * would: mount points made in the container's writable layer, /proc and a minimal /dev, the
+ * volumes bound at their paths, the root then read-only (readOnlyRootFilesystem); returns at once.
+ */
 export async function startChartPod(options: ChartPodOptions): Promise<ChartPod> {
-  const { container, image } = options
+  const { container, image, root } = options
   const mounts = container.volumeMounts.map((mount) => {
     const source = options.volumes[mount.name]
     if (source === undefined) throw new Error(`no host directory for volume ${mount.name}`)
@@ -185,47 +166,82 @@ export async function startChartPod(options: ChartPodOptions): Promise<ChartPod>
       source: options.serviceAccountDir,
     })
   }
-  // The image's node and working directory are the repository's: dist/, node_modules, samples.
+  for (const mount of mounts) await refuseLinks(root, mount.mountPath)
   const command = container.command ?? image.entrypoint
   const args = container.command === undefined ? (container.args ?? image.cmd) : container.args
-  const argv = [...command, ...(args ?? [])].map((arg) =>
-    arg === image.entrypoint[0] ? options.node : arg,
-  )
-  // `mount -n`: no userspace mount table to update (it lives in /run, covered or read-only).
-  const script = [
-    'set -eu',
-    ...(await mountCommands(mounts, options.workDir)),
-    ...(container.readOnlyRootFilesystem ? ['mount -n -o remount,bind,ro /'] : []),
-    [
-      'exec setpriv',
-      `--reuid=${container.runAsUser}`,
-      `--regid=${container.runAsGroup}`,
-      // The kubelet adds fsGroup to the container's supplementary groups.
-      container.fsGroup === undefined ? '--clear-groups' : `--groups=${container.fsGroup}`,
-      // allowPrivilegeEscalation: false and capabilities.drop: [ALL].
-      '--no-new-privs',
-      '--bounding-set=-all',
-      '--inh-caps=-all',
-      '--',
-      ...argv.map(quote),
-    ].join(' '),
-  ].join('\n')
+  const argv = [...command, ...(args ?? [])]
   const env = {
+    // A runtime's PATH for an image that sets none.
     PATH: DEFAULT_PATH,
     ...image.env,
     ...options.kubeletEnv,
     ...container.env,
   }
-  // unshare(1) without --fork execs the shell, which execs setpriv, which execs node: one pid.
+  const at = (path: string) => quote(join(root, path))
+  // `mount -n`: no userspace mount table to update.
+  const script = [
+    'set -eu',
+    `mkdir -p ${[at('proc'), at('dev'), ...mounts.map((mount) => at(mount.mountPath))].join(' ')}`,
+    `mount -n -t proc proc ${at('proc')}`,
+    `mount -n -t tmpfs -o mode=0755,nosuid dev ${at('dev')}`,
+    ...DEVICES.flatMap((device) => [
+      `touch ${at(`dev/${device}`)}`,
+      `mount -n --bind /dev/${device} ${at(`dev/${device}`)}`,
+    ]),
+    ...mounts.flatMap((mount) => [
+      `mount -n --bind ${quote(mount.source)} ${at(mount.mountPath)}`,
+      ...(mount.readOnly ? [`mount -n -o remount,bind,ro ${at(mount.mountPath)}`] : []),
+    ]),
+    ...(container.readOnlyRootFilesystem ? [`mount -n -o remount,bind,ro ${quote(root)}`] : []),
+    [
+      // env -i: the pod's environment and nothing else (a test runner's NODE_OPTIONS, say).
+      'exec env -i',
+      ...Object.entries(env).map(([name, value]) => quote(`${name}=${value}`)),
+      // setpriv sets the groups and no_new_privs; unshare enters the root and the working
+      // directory, then takes the user (keeping the groups), which clears every capability.
+      // Only what unshare needs for that stays in the bounding set: the rest is dropped
+      // (capabilities.drop: [ALL]; allowPrivilegeEscalation: false is no_new_privs).
+      'setpriv',
+      `--regid=${container.runAsGroup}`,
+      // The kubelet adds fsGroup to the container's supplementary groups.
+      container.fsGroup === undefined ? '--clear-groups' : `--groups=${container.fsGroup}`,
+      '--no-new-privs',
+      '--bounding-set=-all,+sys_chroot,+setuid',
+      '--inh-caps=-all',
+      '--',
+      'unshare',
+      `--root=${quote(root)}`,
+      `--wd=${quote(image.workdir)}`,
+      `--setuid=${container.runAsUser}`,
+      '--',
+      ...argv.map(quote),
+    ].join(' '),
+  ].join('\n')
+  // unshare(1) without --fork execs the shell, which execs env, setpriv, unshare, node: one pid.
   const process = startProcess(
     'chart-pod',
     'unshare',
     ['--mount', '--propagation', 'private', '--', 'sh', '-c', script],
-    { logFile: options.logFile, env, cwd: REPO },
+    { logFile: options.logFile, env: { PATH: DEFAULT_PATH } },
   )
   const pid = process.child.pid
   if (pid === undefined) throw new Error(`cannot start the pod:\n${await process.tail()}`)
-  return { process, pid, argv }
+  return { process, pid, argv, env }
+}
+
+/**
+ * A mount path must not pass through a link inside the image: followed from the host, an
+ * absolute link would lead out of the container's root (runtimes resolve them inside it).
+ */
+async function refuseLinks(root: string, mountPath: string): Promise<void> {
+  let path = root
+  for (const part of mountPath.split('/').filter((p) => p !== '')) {
+    path = join(path, part)
+    const entry = await lstat(path).catch(() => undefined)
+    if (entry === undefined) return
+    if (entry.isSymbolicLink())
+      throw new Error(`${mountPath}: ${relative(root, path)} is a link in the image`)
+  }
 }
 
 /**
