@@ -10,13 +10,12 @@ import { createServer as createNetServer } from 'node:net'
 import type { Socket } from 'node:net'
 import { join } from 'node:path'
 import t from 'tap'
-import { loadKubeconfigCredentials } from '../../src/cli/kubeconfig.ts'
-import { KubeApi } from '../../src/cluster/kube-api.ts'
 import { createDevCertificates } from '../../src/http/dev-certs.ts'
 import { runCli } from '../helpers/cli.ts'
 import { startConnectProxy } from '../helpers/connect-proxy.ts'
 import { startFakeKubeApi } from '../helpers/fake-kube-api.ts'
 import { kubeconfigText } from '../helpers/kubeconfig.ts'
+import { kubeApiFromKubeconfig } from '../helpers/kubeconfig-api.ts'
 import { freePort } from '../helpers/ports.ts'
 
 const CRDS_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
@@ -133,17 +132,7 @@ t.test('an https API server through an https proxy, one tunnel kept alive', asyn
       cluster: { 'proxy-url': proxy.url },
     }),
   })
-  const file = join(dir, 'kubeconfig')
-  const credentials = await loadKubeconfigCredentials({
-    kind: 'kubeconfig',
-    files: [file],
-    setting: '--kubeconfig',
-    value: file,
-  })
-  const api = new KubeApi(credentials)
-  t.teardown(() => {
-    api.close()
-  })
+  const api = await kubeApiFromKubeconfig(t, join(dir, 'kubeconfig'))
   for (let i = 0; i < 3; i++) {
     t.same(await api.get('/api/v1/x'), { kind: 'ConfigMap', auth: 'Bearer static-token' })
   }
@@ -163,17 +152,7 @@ t.test('a proxy that never answers the CONNECT: the request bound ends it', asyn
   const dir = t.testdir({
     kubeconfig: kubeconfigText('https://127.0.0.1:1', { cluster: { 'proxy-url': proxy } }),
   })
-  const file = join(dir, 'kubeconfig')
-  const credentials = await loadKubeconfigCredentials({
-    kind: 'kubeconfig',
-    files: [file],
-    setting: '--kubeconfig',
-    value: file,
-  })
-  const api = new KubeApi(credentials, { requestTimeoutMs: 200 })
-  t.teardown(() => {
-    api.close()
-  })
+  const api = await kubeApiFromKubeconfig(t, join(dir, 'kubeconfig'), { requestTimeoutMs: 200 })
   await t.rejects(api.get('/api/v1/x'), {
     message: `GET /api/v1/x: proxy ${proxy}: no answer to CONNECT 127.0.0.1:1 within 200 ms`,
   })

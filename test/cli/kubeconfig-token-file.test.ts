@@ -5,20 +5,19 @@
  * once the last read is a minute old (client-go's cached file token source).
  */
 
-import { createServer } from 'node:http'
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type https from 'node:https'
 import { KubeConfig } from '@kubernetes/client-node'
 import t from 'tap'
 import type { Test } from 'tap'
-import { loadKubeconfigCredentials } from '../../src/cli/kubeconfig.ts'
-import { KubeApi } from '../../src/cluster/kube-api.ts'
 import { kubeConfigCredentials } from '../../src/cluster/kubeconfig-credentials.ts'
 import { TOKEN_REREAD_MS } from '../../src/cluster/in-cluster-credentials.ts'
 import { runCli } from '../helpers/cli.ts'
 import { startFakeKubeApi } from '../helpers/fake-kube-api.ts'
 import { kubeconfigText } from '../helpers/kubeconfig.ts'
+import { kubeApiFromKubeconfig } from '../helpers/kubeconfig-api.ts'
+import { loopbackServer } from '../helpers/loopback-server.ts'
 import { serveInProcess } from '../helpers/serve-in-process.ts'
 
 const GROUP = 'toolhive.stacklok.dev'
@@ -67,7 +66,7 @@ t.test('a missing or empty token file: one line naming it, exit 2, nothing asked
 /** A server that accepts one token (`valid`) and answers 401 to any other. */
 async function oneTokenServer(t: Test) {
   const state = { valid: 'first', seen: [] as string[] }
-  const server = createServer((request, response) => {
+  const port = await loopbackServer(t, (request, response) => {
     const token = (request.headers.authorization ?? '').replace(/^Bearer /, '')
     state.seen.push(token)
     request.resume()
@@ -79,12 +78,6 @@ async function oneTokenServer(t: Test) {
     }
     response.end('{"kind":"ConfigMap"}')
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  const { port } = server.address() as { port: number }
   return { state, url: `http://127.0.0.1:${port}` }
 }
 
@@ -94,17 +87,7 @@ t.test('a token rotated in the file is used as soon as the server refuses the ol
     kubeconfig: kubeconfigText(url, { user: { tokenFile: 'token' } }),
     token: 'first',
   })
-  const file = join(dir, 'kubeconfig')
-  const credentials = await loadKubeconfigCredentials({
-    kind: 'kubeconfig',
-    files: [file],
-    setting: '--kubeconfig',
-    value: file,
-  })
-  const api = new KubeApi(credentials)
-  t.teardown(() => {
-    api.close()
-  })
+  const api = await kubeApiFromKubeconfig(t, join(dir, 'kubeconfig'))
   t.same(await api.get('/api/v1/x'), { kind: 'ConfigMap' })
   await writeFile(join(dir, 'token'), 'second')
   state.valid = 'second'
