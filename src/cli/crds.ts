@@ -2,8 +2,9 @@
  * `--crds PATH`: the CustomResourceDefinitions `check` and `review` evaluate objects against,
  * read like any object path (files or directories, YAML or JSON, Lists), or with `--kubeconfig
  * FILE` those of ToolHive's group that cluster serves (cluster-crds.ts). Every document must be
- * a usable CRD: anything else is a one-line usage error naming the file (or server), the
- * document and, for a rule that does not compile, the rule (exit 2).
+ * a CRD, and a CRD's version must compile when an object of it is first checked: anything else is
+ * a one-line usage error naming the file (or server), the document and, for a version that does
+ * not compile, the keyword or rule (exit 2).
  */
 
 import { TOOLHIVE_GROUP } from '../policy/kinds.ts'
@@ -43,16 +44,30 @@ export async function loadCrdCatalog(
     import('../policy/crd/crd-catalog.ts'),
     import('../policy/crd/crd-definition.ts'),
   ])
-  const definitions: CrdDefinition[] = []
+  const whereOf = new Map<CrdDefinition, string>()
   for (const { object, where } of sourced) {
     try {
-      definitions.push(readCrd(object))
+      whereOf.set(readCrd(object), where)
     } catch (error) {
       if (error instanceof CrdInputError) throw new UsageError(`${where}: ${error.message}`)
       throw error
     }
   }
-  return crdCatalog(definitions)
+  const catalog = crdCatalog([...whereOf.keys()])
+  return {
+    defines: (object) => catalog.defines(object),
+    evaluate: (input) => {
+      try {
+        return catalog.evaluate(input)
+      } catch (error) {
+        // A version that does not compile, found when its first object is checked.
+        const where =
+          error instanceof CrdInputError && error.definition && whereOf.get(error.definition)
+        if (where) throw new UsageError(`${where}: ${(error as Error).message}`)
+        throw error
+      }
+    },
+  }
 }
 
 /** A refusal's lines, `field: Invalid value: …` (bounded and redacted like a denial's). */

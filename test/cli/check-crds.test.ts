@@ -99,6 +99,42 @@ t.test('bad CRD input: one line naming the file and the rule, exit 2', async (t)
   }
 })
 
+t.test(
+  'a schema that does not compile: one line when its kind is checked, nothing before',
+  async (t) => {
+    // Once an uncaught RE2 (or ajv) exception: a stack trace, and exit 1 as if denied.
+    const badPattern = structuredClone(PROBE_CRD) as any
+    badPattern.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.a.pattern =
+      '(?<=x)'
+    const dir = t.testdir({
+      'crds.json': json(badPattern),
+      'p.json': json(probe({})),
+      'cm.json': json({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'c', namespace: 'ns' },
+      }),
+    })
+    const probed = await runCli(['check', '--crds', join(dir, 'crds.json'), join(dir, 'p.json')])
+    t.equal(probed.code, 2)
+    t.equal(probed.stdout, '')
+    t.match(
+      probed.stderr,
+      /^mcp-admission: .*crds\.json, document 1: CustomResourceDefinition probes\.example\.com, version v1: schema\.openAPIV3Schema\.properties\[spec\]\.properties\[a\]\.pattern: Invalid value: "\(\?<=x\)": must be a valid regular expression, but isn't: [^\n]*\n$/,
+    )
+    const reviewed = await runCli(
+      ['review', '--crds', join(dir, 'crds.json'), '-'],
+      json(review(probe({}))),
+    )
+    t.equal(reviewed.code, 2)
+    t.match(reviewed.stderr, /crds\.json, document 1: CustomResourceDefinition probes/)
+    // A CRD is compiled for the objects of its kind only: it does not stop checking the others.
+    const other = await runCli(['check', '--crds', join(dir, 'crds.json'), join(dir, 'cm.json')])
+    t.equal(other.code, 0, other.stderr)
+    t.match(other.stdout, /^admitted ConfigMap ns\/c: unchanged\n/)
+  },
+)
+
 t.test('review --crds: the CRD answers first; a transition rule sees the old object', async (t) => {
   const dir = t.testdir({ 'crds.json': json(PROBE_CRD) })
   const crds = join(dir, 'crds.json')

@@ -3,7 +3,9 @@
  * their kinds is decoded as the API server decodes it (unknown fields pruned and named, defaults
  * applied), then validated against its version's structural schema (ajv) and, when that found
  * nothing that blocks them, its CEL rules — the order and the words of kube-apiserver v1.37.
- * Each version's schema is compiled the first time an object needs it, once per catalog.
+ * Each version's schema and rules are compiled the first time an object needs them, once per
+ * catalog: CRDs of kinds no object has cost only their reading. A version that does not compile
+ * is a CrdInputError naming the CRD, the version and the keyword or rule.
  */
 
 import type { ValidateFunction } from 'ajv'
@@ -11,10 +13,13 @@ import { groupOf } from '../kube/object.ts'
 import type { JsonObject, KubeObject } from '../kube/object.ts'
 import { violation } from '../messages/field-errors.ts'
 import type { FieldViolation, ViolationType } from '../messages/field-errors.ts'
+import { compileRules, RuleCompileError } from './cel-rules.ts'
+import type { RuleNode } from './cel-rules.ts'
 import { celViolations } from './cel-validate.ts'
+import { CrdInputError } from './crd-definition.ts'
 import type { CrdDefinition, CrdVersion } from './crd-definition.ts'
 import { pruneAndDefault } from './prune-default.ts'
-import { compileSchema } from './schema-compile.ts'
+import { compileSchema, SchemaCompileError } from './schema-compile.ts'
 import { schemaViolations } from './schema-errors.ts'
 import { structureViolations } from './structure-checks.ts'
 
@@ -54,7 +59,10 @@ export type CrdVerdict =
     }
 
 export interface CrdCatalog {
-  /** The verdict on an object of a kind the CRDs define; undefined for any other kind. */
+  /**
+   * The verdict on an object of a kind the CRDs define; undefined for any other kind. Throws
+   * CrdInputError when the object's version does not compile.
+   */
   evaluate(input: CrdInput): CrdVerdict | undefined
   /** Whether the CRDs define the object's group and kind. */
   defines(object: KubeObject): boolean
@@ -65,14 +73,14 @@ export function crdCatalog(definitions: readonly CrdDefinition[]): CrdCatalog {
   const byKind = new Map<string, CrdDefinition>()
   for (const definition of definitions)
     byKind.set(`${definition.group}/${definition.kind}`, definition)
-  const validators = new Map<CrdVersion, ValidateFunction>()
-  const validatorOf = (version: CrdVersion): ValidateFunction => {
-    let validate = validators.get(version)
-    if (validate === undefined) {
-      validate = compileSchema(version.schema)
-      validators.set(version, validate)
+  const compiled = new Map<CrdVersion, CompiledVersion>()
+  const compiledOf = (definition: CrdDefinition, version: CrdVersion): CompiledVersion => {
+    let ready = compiled.get(version)
+    if (ready === undefined) {
+      ready = compileVersion(definition, version)
+      compiled.set(version, ready)
     }
-    return validate
+    return ready
   }
   const definitionOf = (object: KubeObject) =>
     byKind.get(`${groupOf(object.apiVersion) ?? ''}/${String(object.kind)}`)
@@ -90,8 +98,26 @@ export function crdCatalog(definitions: readonly CrdDefinition[]): CrdCatalog {
           warnings: [],
         }
       }
-      return evaluateVersion(input, definition, version, validatorOf(version))
+      return evaluateVersion(input, definition, version, compiledOf(definition, version))
     },
+  }
+}
+
+/** A version's schema and CEL rules, compiled. */
+interface CompiledVersion {
+  readonly validate: ValidateFunction
+  readonly rules: RuleNode | undefined
+}
+
+function compileVersion(definition: CrdDefinition, version: CrdVersion): CompiledVersion {
+  try {
+    return { validate: compileSchema(version.schema), rules: compileRules(version.schema) }
+  } catch (error) {
+    if (!(error instanceof SchemaCompileError || error instanceof RuleCompileError)) throw error
+    throw new CrdInputError(
+      `CustomResourceDefinition ${definition.name}, version ${version.name}: ${error.message}`,
+      definition,
+    )
   }
 }
 
@@ -99,7 +125,7 @@ function evaluateVersion(
   input: CrdInput,
   definition: CrdDefinition,
   version: CrdVersion,
-  validate: ValidateFunction,
+  { validate, rules }: CompiledVersion,
 ): CrdVerdict {
   const decoded = pruneAndDefault(input.object, version.schema)
   const unknown = decoded.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`)
@@ -129,8 +155,8 @@ function evaluateVersion(
   violations.push(...structureViolations(object, version.schema))
   if (violations.some((v) => BLOCKING.has(v.type))) {
     violations.push(RULES_SKIPPED)
-  } else if (version.rules !== undefined) {
-    const cel = celViolations(version.rules, object, old)
+  } else if (rules !== undefined) {
+    const cel = celViolations(rules, object, old)
     violations.push(...cel.violations)
     warnings.push(...cel.warnings)
   }

@@ -1,15 +1,13 @@
 /**
  * Reads a CustomResourceDefinition (apiextensions.k8s.io/v1) into what evaluation needs: its
  * group and kind, and per served version the structural schema, whether `status` is a
- * subresource, and its CEL rules compiled. Anything that would make evaluation guess (not a CRD,
- * a served version without a schema, a rule that does not compile) is a CrdInputError naming the
- * CRD, the version and the rule.
+ * subresource and its deprecation. Anything that would make evaluation guess (not a CRD, a
+ * served version without a schema) is a CrdInputError naming the CRD and the version. The
+ * schema and its CEL rules are compiled by the catalog, when an object first needs them.
  */
 
 import { isRecord } from '../kube/object.ts'
 import type { KubeObject } from '../kube/object.ts'
-import { compileRules, RuleCompileError } from './cel-rules.ts'
-import type { RuleNode } from './cel-rules.ts'
 import type { Schema } from './structural.ts'
 
 export interface CrdVersion {
@@ -17,7 +15,6 @@ export interface CrdVersion {
   readonly schema: Schema
   /** `status` is a subresource: the main resource's writes do not set it. */
   readonly statusSubresource: boolean
-  readonly rules: RuleNode | undefined
   /** The warning every request for a deprecated version gets. */
   readonly deprecationWarning?: string
 }
@@ -34,6 +31,12 @@ export interface CrdDefinition {
 /** Input that is not a usable CRD; the message names the CRD, version and rule. */
 export class CrdInputError extends Error {
   override name = 'CrdInputError'
+  /** The CRD, when it was read and one of its versions then failed to compile. */
+  readonly definition: CrdDefinition | undefined
+  constructor(message: string, definition?: CrdDefinition) {
+    super(message)
+    this.definition = definition
+  }
 }
 
 /** Reads one object as a CRD; throws CrdInputError. */
@@ -65,18 +68,10 @@ export function readCrd(object: KubeObject): CrdDefinition {
     const where = `CustomResourceDefinition ${name}, version ${version.name}`
     if (!isRecord(schema)) throw new CrdInputError(`${where}: no schema (schema.openAPIV3Schema)`)
     const subresources = isRecord(version.subresources) ? version.subresources : {}
-    let rules: RuleNode | undefined
-    try {
-      rules = compileRules(schema)
-    } catch (error) {
-      if (error instanceof RuleCompileError) throw new CrdInputError(`${where}: ${error.message}`)
-      throw error
-    }
     versions.set(version.name, {
       name: version.name,
       schema,
       statusSubresource: isRecord(subresources.status),
-      rules,
       ...(version.deprecated === true
         ? { deprecationWarning: deprecationOf(spec.group, names.kind, version) }
         : {}),

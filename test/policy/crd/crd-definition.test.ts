@@ -1,5 +1,8 @@
-// CRD input that evaluation cannot use is refused with the CRD, version and rule named.
+// CRD input that evaluation cannot use is refused with the CRD, version and keyword or rule
+// named: what is not a CRD when it is read, a version that does not compile when an object of it
+// is first evaluated (and only then: a CRD no object uses costs no compiling and stops nothing).
 import t from 'tap'
+import { crdCatalog } from '../../../src/policy/crd/crd-catalog.ts'
 import { CrdInputError, readCrd } from '../../../src/policy/crd/crd-definition.ts'
 import type { KubeObject } from '../../../src/policy/kube/object.ts'
 
@@ -11,19 +14,16 @@ function crd(version: Record<string, unknown>): KubeObject {
     spec: { group: 'example.com', names: { kind: 'Thing' }, versions: [version] },
   }
 }
-const withRule = (rule: Record<string, unknown>) =>
+const withSpec = (spec: Record<string, unknown>) =>
   crd({
     name: 'v1',
     served: true,
-    schema: {
-      openAPIV3Schema: {
-        type: 'object',
-        properties: { spec: { type: 'object', 'x-kubernetes-validations': [rule] } },
-      },
-    },
+    schema: { openAPIV3Schema: { type: 'object', properties: { spec } } },
   })
+const withRule = (rule: Record<string, unknown>) =>
+  withSpec({ type: 'object', 'x-kubernetes-validations': [rule] })
 
-const refusals: [string, KubeObject, RegExp][] = [
+const readRefusals: [string, KubeObject, RegExp][] = [
   [
     'not a CRD',
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },
@@ -34,6 +34,16 @@ const refusals: [string, KubeObject, RegExp][] = [
     crd({ name: 'v1', served: true }),
     /^CustomResourceDefinition things\.example\.com, version v1: no schema \(schema\.openAPIV3Schema\)$/,
   ],
+]
+
+for (const [name, object, message] of readRefusals) {
+  t.test(name, async (t) => {
+    t.throws(() => readCrd(object), CrdInputError)
+    t.throws(() => readCrd(object), { message })
+  })
+}
+
+const compileRefusals: [string, KubeObject, RegExp][] = [
   [
     'a rule that does not parse',
     withRule({ rule: 'self.a +' }),
@@ -49,12 +59,46 @@ const refusals: [string, KubeObject, RegExp][] = [
     withRule({ rule: 'self.items.isSorted()' }),
     /rule "self\.items\.isSorted\(\)" does not compile: undeclared reference to 'isSorted'/,
   ],
+  [
+    'a pattern RE2 cannot read',
+    withSpec({ type: 'object', properties: { id: { type: 'string', pattern: '(?<=x)y' } } }),
+    /^CustomResourceDefinition things\.example\.com, version v1: schema\.openAPIV3Schema\.properties\[spec\]\.properties\[id\]\.pattern: Invalid value: "\(\?<=x\)y": must be a valid regular expression, but isn't: error parsing regexp: /,
+  ],
+  [
+    'a bound that is not an integer',
+    withSpec({ type: 'array', items: { type: 'string', maxLength: 'ten' } }),
+    /^CustomResourceDefinition things\.example\.com, version v1: schema\.openAPIV3Schema\.properties\[spec\]\.items\.maxLength: Invalid value: "ten": must be integer$/,
+  ],
+  [
+    'a negative bound',
+    withSpec({ type: 'object', properties: { 'a/b~c': { type: 'string', minLength: -1 } } }),
+    /\.properties\[spec\]\.properties\[a\/b~c\]\.minLength: Invalid value: -1: must be >= 0$/,
+  ],
+  [
+    'a type that is not one',
+    withSpec({ type: 'object', additionalProperties: { type: 'text' } }),
+    /\.properties\[spec\]\.additionalProperties\.type: Invalid value: "text": must be equal to one of the allowed values$/,
+  ],
+  [
+    'an allOf item that is not a schema, at its index',
+    withSpec({ type: 'object', allOf: [{ required: ['a'] }, 7] }),
+    /\.properties\[spec\]\.allOf\[1\]: Invalid value: 7: must be object,boolean$/,
+  ],
 ]
 
-for (const [name, object, message] of refusals) {
+const thing = { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 't' }, spec: {} }
+
+for (const [name, object, message] of compileRefusals) {
   t.test(name, async (t) => {
-    t.throws(() => readCrd(object), CrdInputError)
-    t.throws(() => readCrd(object), { message })
+    const definition = readCrd(object)
+    const catalog = crdCatalog([definition])
+    t.ok(catalog.defines(thing), 'read, and nothing compiled until an object needs it')
+    t.equal(
+      catalog.evaluate({ operation: 'CREATE', object: { ...thing, kind: 'Other' } }),
+      undefined,
+    )
+    const evaluate = () => catalog.evaluate({ operation: 'CREATE', object: thing })
+    t.throws(evaluate, { name: 'CrdInputError', message, definition })
   })
 }
 
