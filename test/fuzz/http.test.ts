@@ -16,7 +16,7 @@ import {
   post,
   watchProcess,
 } from './http-properties.ts'
-import { TEST_SEED, runProperty } from './property.ts'
+import { testProperties } from './bounded.ts'
 import { testApp } from '../helpers/app.ts'
 import { review, runConfigMap } from '../helpers/objects.ts'
 import { NAMESPACE, proxyDeployment, workload } from '../helpers/proxy.ts'
@@ -42,15 +42,7 @@ function bodyWith(
 
 const deepArray = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
 
-for (const fuzz of HTTP_PROPERTIES) {
-  t.test(fuzz.name, async (t) => {
-    const started = performance.now()
-    const run = await runProperty(fuzz, { seed: TEST_SEED, numRuns: fuzz.runs })
-    t.comment(`${run.inputs} inputs in ${Math.round(performance.now() - started)} ms`)
-    if (run.failure) t.fail(run.failure)
-    else t.equal(run.inputs, fuzz.runs, 'every reply well-formed')
-  })
-}
+testProperties(HTTP_PROPERTIES, 'every reply well-formed')
 
 t.test('hostile shapes the API server could relay, one by one', async (t) => {
   const mcp = workload('MCPServer', 'demo', { spec: { replicas: rawMarker(0) } })

@@ -6,17 +6,9 @@
 import t from 'tap'
 import { trimForView } from '../../src/cluster/trim.ts'
 import { POLICY_PROPERTIES } from './policy-properties.ts'
-import { TEST_SEED, runProperty } from './property.ts'
+import { testProperties } from './bounded.ts'
 
-for (const fuzz of POLICY_PROPERTIES) {
-  t.test(fuzz.name, async (t) => {
-    const started = performance.now()
-    const run = await runProperty(fuzz, { seed: TEST_SEED, numRuns: fuzz.runs })
-    t.comment(`${run.inputs} inputs in ${Math.round(performance.now() - started)} ms`)
-    if (run.failure) t.fail(run.failure)
-    else t.equal(run.inputs, fuzz.runs, 'every input held')
-  })
-}
+testProperties(POLICY_PROPERTIES, 'every input held')
 
 t.test('trimForView is idempotent for ConfigMaps whose checksum cannot be computed', async (t) => {
   const object = {

@@ -6,6 +6,7 @@
  */
 
 import { randomInt } from 'node:crypto'
+import { CRD_PROPERTIES } from './crd-properties.ts'
 import { HTTP_PROPERTIES, closeFuzzApp, watchProcess } from './http-properties.ts'
 import { POLICY_PROPERTIES } from './policy-properties.ts'
 import { runProperty } from './property.ts'
@@ -22,7 +23,7 @@ if (!Number.isSafeInteger(seed)) {
   process.exit(2)
 }
 
-const properties = [...HTTP_PROPERTIES, ...POLICY_PROPERTIES]
+const properties = [...HTTP_PROPERTIES, ...POLICY_PROPERTIES, ...CRD_PROPERTIES]
 console.log(
   `fuzz: seed ${seed}, ${seconds} s, ${properties.length} properties (replay: FUZZ_SEED=${seed})`,
 )

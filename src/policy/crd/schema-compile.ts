@@ -4,17 +4,18 @@
  * become their JSON Schema forms; the Kubernetes extensions ajv does not know are left out (list
  * types, embedded resources and CEL rules are checked by their own walks; unknown fields are
  * pruned before validation, so no schema forbids them here).
- * A schema that cannot be compiled (a keyword of the wrong type, a pattern that is not RE2: the
- * API server would not have taken the CRD) is a SchemaCompileError naming the keyword's place.
+ * A schema the API server would not have taken (schema-keywords.ts) is a SchemaCompileError
+ * naming the keyword's place.
  */
 
 import { RE2JS } from '@bufbuild/re2'
 import { Ajv } from 'ajv'
 import type { ValidateFunction } from 'ajv'
-import { isRecord } from '../kube/object.ts'
+import { isRecord, jsonEqual, setOwn } from '../kube/object.ts'
 import type { JsonObject } from '../kube/object.ts'
 import { INTEGER_FORMATS, STRING_FORMATS } from './formats.ts'
-import { EXT, jsonTypeName, typeOf } from './structural.ts'
+import { checkSchemaKeywords, SchemaCompileError } from './schema-keywords.ts'
+import { EXT, typeOf } from './structural.ts'
 import type { Schema } from './structural.ts'
 
 /** Keywords copied as they are: their meaning is the same in OpenAPI v3 and JSON Schema. */
@@ -28,7 +29,6 @@ const SAME_KEYWORDS = [
   'multipleOf',
   'minItems',
   'maxItems',
-  'uniqueItems',
   'minProperties',
   'maxProperties',
   'required',
@@ -47,10 +47,12 @@ const re2 = Object.assign(
   { code: 'RE2JS.compile' },
 )
 
-/** A schema ajv cannot compile; the message starts with the keyword's place in the schema. */
-export class SchemaCompileError extends Error {
-  override name = 'SchemaCompileError'
-}
+/**
+ * `enum` with a list or an object among its values. ajv compares those with fast-deep-equal,
+ * which calls a value's own `toString` or `valueOf`, and `{"toString": 1}` is valid JSON: such
+ * enums are compared by this keyword instead, with plain JSON equality.
+ */
+export const JSON_ENUM = 'x-mcp-admission-json-enum'
 
 let shared: Ajv | undefined
 
@@ -62,11 +64,17 @@ function ajv(): Ajv {
     verbose: true,
     strict: false,
     logger: false,
-    // compileSchema checks the schema against the meta-schema itself, to name the place.
+    // Not against JSON Schema's meta-schema: the keywords are checked as the API server checks
+    // a CRD's (schema-keywords.ts), and the place of a refused one is named.
     validateSchema: false,
     // Schemas are compiled once per run and validate a few thousand objects at most: ajv's
     // optimisation passes over the generated code cost more than they save here.
     code: { regExp: re2, optimize: false },
+  })
+  shared.addKeyword({
+    keyword: JSON_ENUM,
+    schemaType: 'array',
+    validate: (allowed: unknown[], data: unknown) => allowed.some((v) => jsonEqual(v, data)),
   })
   for (const [name, validate] of Object.entries(INTEGER_FORMATS)) {
     shared.addFormat(name, { type: 'number', validate })
@@ -80,44 +88,15 @@ function ajv(): Ajv {
 /** Compiles a version's root schema; throws SchemaCompileError. */
 export function compileSchema(root: Schema): ValidateFunction {
   const schema = toJsonSchema(root, [])
-  const compiler = ajv()
-  if (compiler.validateSchema(schema) !== true) {
-    const [error] = compiler.errors ?? []
-    throw new SchemaCompileError(
-      error === undefined
-        ? 'schema.openAPIV3Schema: not a valid schema'
-        : `${schemaPlace(error.instancePath.split('/').slice(1).map(unescapePointer))}: Invalid value: ${shown(error.data)}: ${error.message ?? 'invalid'}`,
-    )
-  }
   try {
-    return compiler.compile(schema)
+    return ajv().compile(schema)
   } catch (error) {
     throw new SchemaCompileError(`schema.openAPIV3Schema: ${(error as Error).message}`)
   }
 }
 
-/**
- * `schema.openAPIV3Schema.properties[spec].items.pattern`, as the API server names a place in a
- * CRD's schema: the translated schema keeps the CRD's structure, so its path is the CRD's.
- */
-function schemaPlace(segments: readonly string[]): string {
-  let place = 'schema.openAPIV3Schema'
-  segments.forEach((segment, i) => {
-    const parent = segments[i - 1]
-    place += parent === 'properties' || /^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`
-  })
-  return place
-}
-
-/** A keyword's value in a message: as JSON when short, else its type. */
-function shown(value: unknown): string {
-  const json = JSON.stringify(value)
-  return json.length <= 80 ? json : jsonTypeName(value)
-}
-
-const unescapePointer = (segment: string) => segment.replaceAll('~1', '/').replaceAll('~0', '~')
-
 function toJsonSchema(schema: Schema, place: readonly string[]): JsonObject {
+  checkSchemaKeywords(schema, place)
   const out: JsonObject = {}
   const type = typeOf(schema)
   const types = type !== '' ? [type] : schema[EXT.intOrString] === true ? ['integer', 'string'] : []
@@ -126,7 +105,11 @@ function toJsonSchema(schema: Schema, place: readonly string[]): JsonObject {
     out.type = types.length === 1 ? types[0] : types
   }
   for (const keyword of SAME_KEYWORDS) {
-    if (Object.hasOwn(schema, keyword)) out[keyword] = schema[keyword]
+    if (Object.hasOwn(schema, keyword) && !isUnset(schema[keyword])) out[keyword] = schema[keyword]
+  }
+  if (Array.isArray(out.enum) && out.enum.some((v) => typeof v === 'object' && v !== null)) {
+    out[JSON_ENUM] = out.enum
+    delete out.enum
   }
   // OpenAPI v3.0's boolean exclusive bounds are JSON Schema's numeric ones.
   if (schema.exclusiveMinimum === true && typeof schema.minimum === 'number') {
@@ -137,14 +120,15 @@ function toJsonSchema(schema: Schema, place: readonly string[]): JsonObject {
     delete out.maximum
     out.exclusiveMaximum = schema.maximum
   }
-  if (typeof schema.pattern === 'string') checkPattern(schema.pattern, place)
   if (typeof schema.format === 'string' && isCheckedFormat(schema.format)) {
     out.format = schema.format
   }
   if (isRecord(schema.properties)) {
     const properties: JsonObject = {}
     for (const [name, child] of Object.entries(schema.properties)) {
-      if (isRecord(child)) properties[name] = toJsonSchema(child, [...place, 'properties', name])
+      // setOwn: a property may be named `__proto__`.
+      if (isRecord(child))
+        setOwn(properties, name, toJsonSchema(child, [...place, 'properties', name]))
     }
     out.properties = properties
   }
@@ -157,10 +141,9 @@ function toJsonSchema(schema: Schema, place: readonly string[]): JsonObject {
   }
   for (const keyword of ['allOf', 'anyOf', 'oneOf'] as const) {
     const list = schema[keyword]
-    if (Array.isArray(list)) {
-      // Kept in place, schemas or not: the meta-schema refuses what is not one, at its index.
+    if (Array.isArray(list) && !isUnset(list)) {
       out[keyword] = list.map((item: unknown, i) =>
-        isRecord(item) ? toJsonSchema(item, [...place, keyword, String(i)]) : item,
+        toJsonSchema(item as Schema, [...place, keyword, String(i)]),
       )
     }
   }
@@ -168,15 +151,12 @@ function toJsonSchema(schema: Schema, place: readonly string[]): JsonObject {
   return out
 }
 
-/** A pattern RE2 cannot read (the API server would not have taken the CRD). */
-function checkPattern(pattern: string, place: readonly string[]): void {
-  try {
-    RE2JS.compile(pattern)
-  } catch (error) {
-    throw new SchemaCompileError(
-      `${schemaPlace([...place, 'pattern'])}: Invalid value: ${JSON.stringify(pattern)}: must be a valid regular expression, but isn't: ${(error as Error).message}`,
-    )
-  }
+/**
+ * A keyword the API server holds as unset: it decodes a CRD into Go structs, where `null` is the
+ * zero value and an empty list is left out (`omitempty`), so `enum: []` constrains nothing.
+ */
+function isUnset(value: unknown): boolean {
+  return value === null || (Array.isArray(value) && value.length === 0)
 }
 
 /** Formats checked here; the API server checks a few more (email, hostname, ip, cidr, mac…). */

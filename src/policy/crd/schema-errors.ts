@@ -12,7 +12,7 @@ import { isRecord } from '../kube/object.ts'
 import { violation } from '../messages/field-errors.ts'
 import type { FieldViolation } from '../messages/field-errors.ts'
 import { INTEGER_FORMATS } from './formats.ts'
-import { isCheckedFormat } from './schema-compile.ts'
+import { isCheckedFormat, JSON_ENUM } from './schema-compile.ts'
 import { jsonTypeName } from './structural.ts'
 
 /** The field path apimachinery's messages use for an error's instance (`spec.env[1].name`). */
@@ -73,6 +73,12 @@ function toViolation(path: string, error: ErrorObject): FieldViolation {
         path,
         data,
         (params.allowedValues as unknown[]).map((v) => (typeof v === 'string' ? v : String(v))),
+      )
+    case JSON_ENUM:
+      return violation.notSupported(
+        path,
+        data,
+        (error.schema as unknown[]).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))),
       )
     case 'pattern':
       return violation.invalid(path, data, `${inBody} should match '${String(params.pattern)}'`)

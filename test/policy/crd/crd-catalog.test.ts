@@ -200,3 +200,65 @@ t.test('kinds the CRDs do not define are not judged; unserved versions are refus
     ['no matches for kind "Probe" in version "example.com/v2"'],
   )
 })
+
+/** A catalog of one CRD, kind Thing, whose `spec` has the given schema. */
+function thingCatalog(spec: Record<string, unknown>) {
+  return crdCatalog([
+    readCrd({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'things.example.com' },
+      spec: {
+        group: 'example.com',
+        names: { kind: 'Thing' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec } } },
+          },
+        ],
+      },
+    }),
+  ])
+}
+const thing = (spec: unknown) => ({
+  apiVersion: 'example.com/v1',
+  kind: 'Thing',
+  metadata: { name: 't', namespace: 'ns' },
+  spec,
+})
+
+t.test('null and empty-list keywords are unset, as Go decodes them (omitempty)', async (t) => {
+  const unset = thingCatalog({
+    type: 'object',
+    enum: [],
+    allOf: [],
+    anyOf: [],
+    required: [],
+    maxProperties: null,
+    properties: { a: { type: 'string', pattern: null, maxLength: null } },
+  })
+  const verdict = unset.evaluate({ operation: 'CREATE', object: thing({ a: 'any text' }) })
+  t.same(lines(verdict), [])
+  t.equal(verdict?.allowed, true)
+})
+
+t.test(
+  'an enum of objects is compared as JSON, whatever keys the value holds (toString, valueOf)',
+  async (t) => {
+    const objects = thingCatalog({
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+      enum: [{ toString: 1 }, { a: [1, 2] }],
+    })
+    const evaluate = (spec: unknown) =>
+      lines(objects.evaluate({ operation: 'CREATE', object: thing(spec) }))
+    t.same(evaluate({ toString: 1 }), [])
+    t.same(evaluate({ a: [1, 2] }), [])
+    t.same(evaluate({ valueOf: 0, toString: 'x' }), [
+      SKIPPED,
+      'spec: Unsupported value: {"valueOf":0,"toString":"x"}: supported values: "{\\"toString\\":1}", "{\\"a\\":[1,2]}"',
+    ])
+  },
+)

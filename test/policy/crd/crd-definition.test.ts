@@ -65,24 +65,54 @@ const compileRefusals: [string, KubeObject, RegExp][] = [
     /^CustomResourceDefinition things\.example\.com, version v1: schema\.openAPIV3Schema\.properties\[spec\]\.properties\[id\]\.pattern: Invalid value: "\(\?<=x\)y": must be a valid regular expression, but isn't: error parsing regexp: /,
   ],
   [
+    'a pattern with a line break that RE2 cannot read: still one line',
+    withSpec({ type: 'string', pattern: '(\nx' }),
+    /\.properties\[spec\]\.pattern: Invalid value: "\(\\nx": must be a valid regular expression, but isn't: error parsing regexp: missing closing \): `\(\\nx`$/,
+  ],
+  [
     'a bound that is not an integer',
     withSpec({ type: 'array', items: { type: 'string', maxLength: 'ten' } }),
-    /^CustomResourceDefinition things\.example\.com, version v1: schema\.openAPIV3Schema\.properties\[spec\]\.items\.maxLength: Invalid value: "ten": must be integer$/,
+    /^CustomResourceDefinition things\.example\.com, version v1: schema\.openAPIV3Schema\.properties\[spec\]\.items\.maxLength: Invalid value: "ten": must be an integer$/,
   ],
   [
-    'a negative bound',
-    withSpec({ type: 'object', properties: { 'a/b~c': { type: 'string', minLength: -1 } } }),
-    /\.properties\[spec\]\.properties\[a\/b~c\]\.minLength: Invalid value: -1: must be >= 0$/,
+    'a fraction for a bound, under a hostile property name',
+    withSpec({ type: 'object', properties: { 'a/b~c': { type: 'string', minLength: 1.5 } } }),
+    /\.properties\[spec\]\.properties\[a\/b~c\]\.minLength: Invalid value: 1\.5: must be an integer$/,
   ],
   [
-    'a type that is not one',
+    'a type OpenAPI v3 does not have',
     withSpec({ type: 'object', additionalProperties: { type: 'text' } }),
-    /\.properties\[spec\]\.additionalProperties\.type: Invalid value: "text": must be equal to one of the allowed values$/,
+    /\.properties\[spec\]\.additionalProperties\.type: Unsupported value: "text": supported values: "array", "boolean", "integer", "number", "object", "string"$/,
   ],
   [
-    'an allOf item that is not a schema, at its index',
+    'type null',
+    withSpec({ type: 'null' }),
+    /\.properties\[spec\]\.type: Forbidden: type cannot be set to null, use nullable as an alternative$/,
+  ],
+  [
+    'items as a list',
+    withSpec({ type: 'array', items: [{ type: 'string' }] }),
+    /\.properties\[spec\]\.items: Forbidden: items must be a schema object and not an array$/,
+  ],
+  [
+    'uniqueItems',
+    withSpec({ type: 'array', items: { type: 'string' }, uniqueItems: true }),
+    /\.properties\[spec\]\.uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic$/,
+  ],
+  [
+    'an allOf item that is not a schema',
     withSpec({ type: 'object', allOf: [{ required: ['a'] }, 7] }),
-    /\.properties\[spec\]\.allOf\[1\]: Invalid value: 7: must be object,boolean$/,
+    /\.properties\[spec\]\.allOf: Invalid value: \[\{"required":\["a"\]\},7\]: must be a list of schemas \(objects\)$/,
+  ],
+  [
+    'an allOf schema with a bad keyword, at its index',
+    withSpec({ type: 'object', allOf: [{ required: ['a'] }, { maxProperties: 'x' }] }),
+    /\.properties\[spec\]\.allOf\[1\]\.maxProperties: Invalid value: "x": must be an integer$/,
+  ],
+  [
+    'a rule whose message is not a string',
+    withRule({ rule: 'true', message: 5 }),
+    /\.properties\[spec\]\.x-kubernetes-validations: Invalid value: \[\{"rule":"true","message":5\}\]: must be a list of rules/,
   ],
 ]
 
