@@ -31,20 +31,6 @@ function keyword(good: fc.Arbitrary<unknown>, hostile: boolean): fc.Arbitrary<un
   )
 }
 
-/** A rule; in a hostile CRD its fields are sometimes any JSON. */
-function rule(hostile: boolean): fc.Arbitrary<unknown> {
-  const of = (good: fc.Arbitrary<unknown>) =>
-    hostile ? field(good) : fc.option(good, { nil: undefined })
-  return obj({
-    rule: hostile ? field(RULES) : RULES,
-    message: of(fc.string({ maxLength: 8 })),
-    messageExpression: of(fc.constantFrom("'m'", 'self.a', '1', 'self.list[5]', "'a' +")),
-    fieldPath: of(fc.constantFrom('.a', ".m['x.y']", '.list[0]', 'no path', '')),
-    reason: of(fc.constantFrom('FieldValueForbidden', 'FieldValueRequired', 'Bogus')),
-    optionalOldSelf: of(fc.boolean()),
-  })
-}
-
 const RULES = fc.constantFrom(
   'true',
   'self.a > 1',
@@ -58,6 +44,20 @@ const RULES = fc.constantFrom(
   'self.a +',
   'duration(self.t) > duration("1s")',
 )
+
+/** A rule; in a hostile CRD its fields are sometimes any JSON. */
+function rule(hostile: boolean): fc.Arbitrary<unknown> {
+  const of = (good: fc.Arbitrary<unknown>) =>
+    hostile ? field(good) : fc.option(good, { nil: undefined })
+  return obj({
+    rule: hostile ? field(RULES) : RULES,
+    message: of(fc.string({ maxLength: 8 })),
+    messageExpression: of(fc.constantFrom("'m'", 'self.a', '1', 'self.list[5]', "'a' +")),
+    fieldPath: of(fc.constantFrom('.a', ".m['x.y']", '.list[0]', 'no path', '')),
+    reason: of(fc.constantFrom('FieldValueForbidden', 'FieldValueRequired', 'Bogus')),
+    optionalOldSelf: of(fc.boolean()),
+  })
+}
 
 /**
  * A schema node `depth` levels deep at most, every keyword optional; in a hostile one, keywords
