@@ -8,13 +8,12 @@
  * naming the keyword's place.
  */
 
-import { RE2JS } from '@bufbuild/re2'
 import { Ajv } from 'ajv'
 import type { ValidateFunction } from 'ajv'
 import { isRecord, jsonEqual, setOwn } from '../kube/object.ts'
 import type { JsonObject } from '../kube/object.ts'
 import { INTEGER_FORMATS, STRING_FORMATS } from './formats.ts'
-import { checkSchemaKeywords, SchemaCompileError } from './schema-keywords.ts'
+import { checkSchemaKeywords, compilePattern, SchemaCompileError } from './schema-keywords.ts'
 import { EXT, typeOf } from './structural.ts'
 import type { Schema } from './structural.ts'
 
@@ -40,7 +39,7 @@ const SAME_KEYWORDS = [
  */
 const re2 = Object.assign(
   (pattern: string) => {
-    const compiled = RE2JS.compile(pattern)
+    const compiled = compilePattern(pattern)
     // ajv shares compiled patterns by their toString(): it must name the pattern.
     return { test: (text: string) => compiled.test(text), toString: () => `/${pattern}/` }
   },

@@ -20,8 +20,38 @@ export class SchemaCompileError extends Error {
 /** OpenAPI v3's types, the only ones the API server takes (openapiV3Types). */
 const TYPES = ['array', 'boolean', 'integer', 'number', 'object', 'string']
 
-/** What each keyword must hold, as Go decodes it. */
-const KEYWORD_KINDS: Record<string, Kind> = {
+/** The shapes a keyword can have, as Go decodes it: each with its test and its words. */
+const KINDS = {
+  string: { holds: (v: unknown) => typeof v === 'string', is: 'a string' },
+  integer: { holds: (v: unknown) => Number.isSafeInteger(v), is: 'an integer' },
+  number: { holds: (v: unknown) => typeof v === 'number' && Number.isFinite(v), is: 'a number' },
+  boolean: { holds: (v: unknown) => typeof v === 'boolean', is: 'a boolean' },
+  list: { holds: Array.isArray, is: 'a list' },
+  strings: {
+    holds: (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string'),
+    is: 'a list of strings',
+  },
+  schema: { holds: isRecord, is: 'a schema (an object)' },
+  schemas: {
+    holds: (v: unknown) => Array.isArray(v) && v.every(isRecord),
+    is: 'a list of schemas (objects)',
+  },
+  schemasByName: {
+    holds: (v: unknown) => isRecord(v) && Object.values(v).every(isRecord),
+    is: 'schemas (objects) by name',
+  },
+  schemaOrBoolean: {
+    holds: (v: unknown) => isRecord(v) || typeof v === 'boolean',
+    is: 'a schema (an object) or a boolean',
+  },
+  rules: {
+    holds: (v: unknown) => Array.isArray(v) && v.every(isRule),
+    is: 'a list of rules (objects with a string rule; message, messageExpression, reason and fieldPath strings)',
+  },
+} satisfies Record<string, { holds: (value: unknown) => boolean; is: string }>
+
+/** What each keyword must hold. */
+const KEYWORD_KINDS: Record<string, keyof typeof KINDS> = {
   type: 'string',
   format: 'string',
   pattern: 'string',
@@ -40,9 +70,9 @@ const KEYWORD_KINDS: Record<string, Kind> = {
   nullable: 'boolean',
   enum: 'list',
   required: 'strings',
-  properties: 'schemas by name',
+  properties: 'schemasByName',
   items: 'schema',
-  additionalProperties: 'schema or boolean',
+  additionalProperties: 'schemaOrBoolean',
   allOf: 'schemas',
   anyOf: 'schemas',
   oneOf: 'schemas',
@@ -53,33 +83,6 @@ const KEYWORD_KINDS: Record<string, Kind> = {
   'x-kubernetes-list-type': 'string',
   'x-kubernetes-list-map-keys': 'strings',
   'x-kubernetes-validations': 'rules',
-}
-
-type Kind =
-  | 'string'
-  | 'integer'
-  | 'number'
-  | 'boolean'
-  | 'list'
-  | 'strings'
-  | 'schema'
-  | 'schemas'
-  | 'schemas by name'
-  | 'schema or boolean'
-  | 'rules'
-
-const HOLDS: Record<Kind, (value: unknown) => boolean> = {
-  string: (v) => typeof v === 'string',
-  integer: (v) => Number.isSafeInteger(v),
-  number: (v) => typeof v === 'number' && Number.isFinite(v),
-  boolean: (v) => typeof v === 'boolean',
-  list: Array.isArray,
-  strings: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string'),
-  schema: isRecord,
-  schemas: (v) => Array.isArray(v) && v.every(isRecord),
-  'schemas by name': (v) => isRecord(v) && Object.values(v).every(isRecord),
-  'schema or boolean': (v) => isRecord(v) || typeof v === 'boolean',
-  rules: (v) => Array.isArray(v) && v.every(isRule),
 }
 
 /** An `x-kubernetes-validations` entry as Go decodes one: a string rule, and the rest typed. */
@@ -96,19 +99,19 @@ function isRule(value: unknown): boolean {
   )
 }
 
-const DESCRIBED: Record<Kind, string> = {
-  string: 'a string',
-  integer: 'an integer',
-  number: 'a number',
-  boolean: 'a boolean',
-  list: 'a list',
-  strings: 'a list of strings',
-  schema: 'a schema (an object)',
-  schemas: 'a list of schemas (objects)',
-  'schemas by name': 'schemas (objects) by name',
-  'schema or boolean': 'a schema (an object) or a boolean',
-  rules:
-    'a list of rules (objects with a string rule; message, messageExpression, reason and fieldPath strings)',
+const compiledPatterns = new Map<string, RE2JS>()
+
+/**
+ * A pattern compiled by RE2 (Go's syntax), once per text: the check here and ajv's validation
+ * share it. Throws RE2's error for a pattern it cannot read.
+ */
+export function compilePattern(pattern: string): RE2JS {
+  let compiled = compiledPatterns.get(pattern)
+  if (compiled === undefined) {
+    compiled = RE2JS.compile(pattern)
+    compiledPatterns.set(pattern, compiled)
+  }
+  return compiled
 }
 
 /** Refuses the node's first keyword the API server would refuse; `place` leads to the node. */
@@ -123,8 +126,9 @@ export function checkSchemaKeywords(schema: Schema, place: readonly string[]): v
   for (const [keyword, kind] of Object.entries(KEYWORD_KINDS)) {
     const value = schema[keyword]
     if (value === undefined || value === null) continue
-    if (!HOLDS[kind](value))
-      refuse(keyword, `Invalid value: ${shown(value)}: must be ${DESCRIBED[kind]}`)
+    if (!KINDS[kind].holds(value)) {
+      refuse(keyword, `Invalid value: ${shown(value)}: must be ${KINDS[kind].is}`)
+    }
   }
   if (schema.type === 'null') {
     refuse('type', 'Forbidden: type cannot be set to null, use nullable as an alternative')
@@ -143,7 +147,7 @@ export function checkSchemaKeywords(schema: Schema, place: readonly string[]): v
   }
   if (typeof schema.pattern === 'string') {
     try {
-      RE2JS.compile(schema.pattern)
+      compilePattern(schema.pattern)
     } catch (error) {
       refuse(
         'pattern',
