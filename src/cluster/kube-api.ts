@@ -21,10 +21,25 @@ import { BODY_MAX_BYTES, WATCH_LINE_MAX_BYTES, boundedLines, readBody } from './
 export class KubeApiError extends Error {
   override name = 'KubeApiError'
   readonly status: number
-  constructor(message: string, status: number) {
+  /** How long the server asked the client to wait before trying again (a Status's details). */
+  readonly retryAfterSeconds: number | undefined
+  constructor(message: string, status: number, retryAfterSeconds?: number) {
     super(message)
     this.status = status
+    this.retryAfterSeconds = retryAfterSeconds
   }
+}
+
+/**
+ * The wait a metav1.Status asks for (`details.retryAfterSeconds`, sent with 429 and some 5xx), if
+ * it names a usable one.
+ */
+export function retryAfterOf(status: unknown): number | undefined {
+  const details = (status as { details?: { retryAfterSeconds?: unknown } } | null)?.details
+  const seconds = details?.retryAfterSeconds
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0
+    ? seconds
+    : undefined
 }
 
 export interface WatchEvent {
@@ -343,9 +358,11 @@ function apiError(
 ): KubeApiError {
   const secrets = requestSecrets(sent)
   let message: string | undefined
+  let retryAfterSeconds: number | undefined
   try {
     const parsed = JSON.parse(body) as { message?: unknown }
     if (typeof parsed.message === 'string') message = parsed.message
+    retryAfterSeconds = retryAfterOf(parsed)
   } catch {
     // Not a Status object: keep the start of the body.
   }
@@ -354,5 +371,5 @@ function apiError(
     message === undefined
       ? redactCredentials(body, secrets).slice(0, 300)
       : redactCredentials(message, secrets)
-  return new KubeApiError(`GET ${path}: ${status} ${message}`, status)
+  return new KubeApiError(`GET ${path}: ${status} ${message}`, status, retryAfterSeconds)
 }

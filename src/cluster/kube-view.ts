@@ -42,7 +42,7 @@ interface KubeViewOptions {
   readonly reflector?: ReflectorOptions
   readonly discoveryIntervalMs?: number
   readonly syncGraceMs?: number
-  /** Every list or watch failure, by kind (for metrics). */
+  /** Every list or watch failure, by kind (for metrics); a 429 asks to wait and is not one. */
   readonly onWatchError?: (kind: ToolHiveKind, error: unknown) => void
   /**
    * Called once, when every served resource has first been listed: synchronously with
@@ -199,6 +199,11 @@ export class KubeView implements ClusterView {
             // Waiting cannot help a refusal: RBAC does not change by itself.
             if (!watch.reflector.synced && isRefusal(error))
               this.#degrade(watch, `the list is refused: ${errorMessage(error)}`)
+          },
+          // Not a failure, but what a kind that never syncs was last told.
+          onThrottled: (error) => {
+            options.reflector?.onThrottled?.(error)
+            watch.lastError = error
           },
           onSynced: () => {
             options.reflector?.onSynced?.()

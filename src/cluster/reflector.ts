@@ -3,6 +3,11 @@
  * list every page, then watch from the list's resourceVersion; resume the watch where it ended;
  * relist on 410 Gone; after any other failure retry with capped, jittered exponential backoff, for
  * as long as it runs. The cache keeps serving what it has while the API server is away.
+ *
+ * A 429 is the API server asking to wait, not a failure: its watch cache answers so while it
+ * initializes (right after a CRD is created, after an API server restart), and API priority and
+ * fairness when it sheds load. Like client-go, the reflector waits (at least the Retry-After asked
+ * for) and tries again without reporting it as an error.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -10,7 +15,7 @@ import type { Logger } from 'pino'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { backoffDelay } from './backoff.ts'
 import type { Backoff } from './backoff.ts'
-import { KubeApiError } from './kube-api.ts'
+import { KubeApiError, retryAfterOf } from './kube-api.ts'
 import type { KubeApi, WatchEvent } from './kube-api.ts'
 import { apiVersionOf, resourcePath } from './resources.ts'
 import type { ViewResource } from './resources.ts'
@@ -37,6 +42,8 @@ export interface ReflectorOptions {
   readonly backoff?: Backoff
   /** Called after each failure, before the backoff wait (for metrics). */
   readonly onError?: (error: unknown) => void
+  /** Called when the API server asks to wait (429), which is not a failure, before the wait. */
+  readonly onThrottled?: (error: KubeApiError) => void
   /** Called once, when the first complete list has been stored. */
   readonly onSynced?: () => void
 }
@@ -50,6 +57,8 @@ interface ListPosition {
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 10_000 }
 /** Each wait is spread by ±20 % (then rounded to whole milliseconds). */
 export const BACKOFF_JITTER = 0.2
+/** The longest Retry-After honoured: a server asking for more is asked again after this. */
+export const RETRY_AFTER_MAX_MS = 60_000
 
 export class Reflector {
   readonly #api: KubeApi
@@ -58,8 +67,9 @@ export class Reflector {
   readonly #apiVersion: string
   readonly #store: ReflectorStore
   readonly #logger: Logger
-  readonly #options: Required<Omit<ReflectorOptions, 'onError' | 'onSynced'>>
+  readonly #options: Required<Omit<ReflectorOptions, 'onError' | 'onThrottled' | 'onSynced'>>
   readonly #onError: (error: unknown) => void
+  readonly #onThrottled: (error: KubeApiError) => void
   readonly #onSynced: () => void
   readonly #abort = new AbortController()
   #resourceVersion = ''
@@ -84,6 +94,7 @@ export class Reflector {
       backoff: options.backoff ?? DEFAULT_BACKOFF,
     }
     this.#onError = options.onError ?? (() => undefined)
+    this.#onThrottled = options.onThrottled ?? (() => undefined)
     this.#onSynced = options.onSynced ?? (() => undefined)
   }
 
@@ -121,15 +132,32 @@ export class Reflector {
           continue
         }
         failures++
+        const backoffMs = backoffDelay(failures, this.#options.backoff, BACKOFF_JITTER)
+        if (error instanceof KubeApiError && error.status === 429) {
+          this.#onThrottled(error)
+          const askedMs = Math.min((error.retryAfterSeconds ?? 0) * 1000, RETRY_AFTER_MAX_MS)
+          const delayMs = Math.round(Math.max(backoffMs, askedMs))
+          this.#logger.info(
+            { reason: error.message, retryInMs: delayMs },
+            'the API server asks to wait (429); retrying',
+          )
+          await this.#wait(delayMs)
+          continue
+        }
         this.#onError(error)
-        const delayMs = Math.round(backoffDelay(failures, this.#options.backoff, BACKOFF_JITTER))
+        const delayMs = Math.round(backoffMs)
         this.#logger.warn(
           { err: error, failures, retryInMs: delayMs },
           'list/watch failed; retrying',
         )
-        await sleep(delayMs, undefined, { signal: this.#abort.signal }).catch(() => undefined)
+        await this.#wait(delayMs)
       }
     }
+  }
+
+  /** Sleeps `ms`, or less when stopped. */
+  async #wait(ms: number): Promise<void> {
+    await sleep(ms, undefined, { signal: this.#abort.signal }).catch(() => undefined)
   }
 
   #stopped(): boolean {
@@ -198,7 +226,11 @@ export class Reflector {
     if (event.type === 'ERROR') {
       const status = event.object as { code?: unknown; message?: unknown }
       const code = typeof status.code === 'number' ? status.code : 0
-      throw new KubeApiError(`watch ${this.#resource.plural}: ${String(status.message)}`, code)
+      throw new KubeApiError(
+        `watch ${this.#resource.plural}: ${String(status.message)}`,
+        code,
+        retryAfterOf(status),
+      )
     }
     const object = this.#typed(event.object)
     // Read before `keep`, which may drop it.

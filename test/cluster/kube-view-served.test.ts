@@ -28,17 +28,19 @@ function startView(
     { level: 'info' },
     { write: (line: string) => lines.push(JSON.parse(line) as (typeof lines)[number]) },
   )
+  let watchErrors = 0
   const view = new KubeView({
     api: fake.api,
     logger,
     discoveryIntervalMs: options.discoveryIntervalMs ?? 30,
     syncGraceMs: options.syncGraceMs ?? 60_000,
     reflector: { backoff: { initialMs: 5, maxMs: 20 } },
+    onWatchError: () => watchErrors++,
   })
   view.start()
   t.teardown(() => view.stop())
   const warnings = () => lines.filter((line) => line.level === 40).map((line) => line.msg)
-  return { view, warnings }
+  return { view, warnings, watchErrors: () => watchErrors }
 }
 
 async function until(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
@@ -148,18 +150,28 @@ t.test(
   },
 )
 
-t.test('a list that keeps failing stops holding readiness after the grace period', async (t) => {
-  const fake = await startFakeKubeApi(t)
-  fake.beforePage = async () => 500
-  const { view, warnings } = startView(t, fake, { syncGraceMs: 300 })
-  await sleep(100)
-  t.equal(view.isReady(), false, 'waited for within the grace period')
-  await until('ready, degraded', () => view.isReady())
-  t.equal(view.isSynced(), false)
-  const degraded = warnings().filter((line) => line.startsWith('serving without'))
-  t.equal(degraded.length, VIEW_RESOURCES.length, 'one line per kind')
-  t.match(degraded[0], /^serving without a cache of \w+: not synced within 0.3 s: .*500/)
-})
+for (const [status, counted] of [
+  [500, true],
+  [429, false],
+] as const) {
+  t.test(`a list answered ${status} stops holding readiness after the grace period`, async (t) => {
+    const fake = await startFakeKubeApi(t)
+    fake.beforePage = async () => status
+    const { view, warnings, watchErrors } = startView(t, fake, { syncGraceMs: 300 })
+    await sleep(100)
+    t.equal(view.isReady(), false, 'waited for within the grace period')
+    await until('ready, degraded', () => view.isReady())
+    t.equal(view.isSynced(), false)
+    const degraded = warnings().filter((line) => line.startsWith('serving without'))
+    t.equal(degraded.length, VIEW_RESOURCES.length, 'one line per kind')
+    t.match(
+      degraded[0],
+      new RegExp(`^serving without a cache of \\w+: not synced within 0.3 s: .*${status}`),
+    )
+    // A 429 asks to wait: the reason a kind stays unsynced, not a failure to count.
+    t.equal(watchErrors() > 0, counted, counted ? 'counted as failures' : 'not counted')
+  })
+}
 
 t.test(
   'not ready until discovery has answered once; its failures keep what was known',

@@ -4,7 +4,13 @@ import { pino } from 'pino'
 import t from 'tap'
 import type { Test } from 'tap'
 import { backoffDelay } from '../../src/cluster/backoff.ts'
-import { BACKOFF_JITTER, DEFAULT_BACKOFF, Reflector } from '../../src/cluster/reflector.ts'
+import type { KubeApiError } from '../../src/cluster/kube-api.ts'
+import {
+  BACKOFF_JITTER,
+  DEFAULT_BACKOFF,
+  RETRY_AFTER_MAX_MS,
+  Reflector,
+} from '../../src/cluster/reflector.ts'
 import type { ReflectorStore } from '../../src/cluster/reflector.ts'
 import type { ViewResource } from '../../src/cluster/resources.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
@@ -98,6 +104,10 @@ interface Running {
   readonly store: NamedStore
   readonly reflector: Reflector
   readonly errors: unknown[]
+  /** The 429s it was answered (waits, not failures). */
+  readonly throttled: KubeApiError[]
+  /** What it logged at info and above, parsed. */
+  readonly logs: { level: number; msg: string; retryInMs?: number }[]
 }
 
 async function reflectorOn(t: Test, objects: KubeObject[], pageSize = 500): Promise<Running> {
@@ -106,17 +116,21 @@ async function reflectorOn(t: Test, objects: KubeObject[], pageSize = 500): Prom
   fake.resourceVersion = '10'
   const store = new NamedStore()
   const errors: unknown[] = []
-  const reflector = new Reflector(fake.api, SERVERS, store, pino({ level: 'silent' }), {
+  const throttled: KubeApiError[] = []
+  const logs: Running['logs'] = []
+  const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line)) })
+  const reflector = new Reflector(fake.api, SERVERS, store, logger, {
     pageSize,
     watchSeconds: 5,
     // Tiny, so a retry the test does not expect shows up as extra requests, not as a slow test.
     backoff: { initialMs: 1, maxMs: 5 },
     onError: (error) => errors.push(error),
+    onThrottled: (error) => throttled.push(error),
   })
   reflector.start()
   // Stopped before the fake server closes (teardowns run last-registered first).
   t.teardown(() => reflector.stop())
-  return { fake, store, reflector, errors }
+  return { fake, store, reflector, errors, throttled, logs }
 }
 
 const lists = (fake: FakeKubeApi) => fake.requests.filter((request) => !request.watch)
@@ -224,6 +238,69 @@ t.test('any other watch error backs off and resumes without relisting', async (t
   t.equal(errors.length, 1, 'counted as a failure')
   t.equal(lists(fake).length, 1, 'no relist: the resourceVersion is still good')
   t.equal(second.query.resourceVersion, '10')
+})
+
+// A 429 is the API server asking to wait: its watch cache answers so while it initializes (just
+// after a CRD is created, after a restart), and priority and fairness when it sheds load.
+
+const WAIT_LOG = 'the API server asks to wait (429); retrying'
+
+t.test('a 429 on the watch waits the Retry-After asked for, and is not a failure', async (t) => {
+  const { fake, errors, throttled, logs } = await reflectorOn(t, [server('a')])
+  const first = await fake.nextWatch()
+  first.refuse(429, 'storage is (re)initializing', 1)
+
+  const second = await fake.nextWatch()
+  t.equal(errors.length, 0, 'not counted as a failure')
+  t.same(
+    throttled.map((error) => [error.status, error.retryAfterSeconds]),
+    [[429, 1]],
+  )
+  const waits = logs.filter((line) => line.msg === WAIT_LOG)
+  t.equal(waits.length, 1)
+  t.ok((waits[0]?.retryInMs ?? 0) >= 1_000, 'waited the second asked for, not the 5 ms backoff')
+  t.same(
+    logs.filter((line) => line.level >= 40),
+    [],
+    'nothing at warn',
+  )
+  t.equal(lists(fake).length, 1, 'no relist: the resourceVersion is still good')
+  t.equal(second.query.resourceVersion, '10')
+})
+
+t.test('a 429 in the watch stream is waited out too', async (t) => {
+  const { fake, errors, throttled } = await reflectorOn(t, [server('a')])
+  ;(await fake.nextWatch()).send('ERROR', statusObject(429, 'too many requests'))
+  const second = await fake.nextWatch()
+  t.equal(throttled.length, 1)
+  t.equal(errors.length, 0, 'not counted as a failure')
+  t.equal(lists(fake).length, 1, 'no relist')
+  t.equal(second.query.resourceVersion, '10')
+})
+
+t.test('a 429 on a list page is waited out, then the list is stored', async (t) => {
+  const { fake, store, errors, throttled } = await reflectorOn(t, [server('a')])
+  const first = await fake.nextWatch()
+  moveOn(fake)
+  let pages = 0
+  fake.beforePage = async () => (++pages === 1 ? 429 : undefined)
+  first.send('ERROR', statusObject(410, 'too old resource version: 10 (12)'))
+
+  const second = await fake.nextWatch()
+  t.equal(pages, 2, 'the page refused once, then answered')
+  t.equal(throttled.length, 1)
+  t.equal(errors.length, 0, 'not counted as a failure')
+  t.same(store.names(), ['b', 'c'], 'the list after the wait is stored')
+  t.equal(second.query.resourceVersion, '20')
+})
+
+t.test('a Retry-After over a minute is capped, and stop() ends the wait', async (t) => {
+  const { fake, reflector, logs } = await reflectorOn(t, [server('a')])
+  ;(await fake.nextWatch()).refuse(429, 'come back in an hour', 3_600)
+  await until(() => logs.some((line) => line.msg === WAIT_LOG), 'the wait logged')
+  t.equal(logs.find((line) => line.msg === WAIT_LOG)?.retryInMs, RETRY_AFTER_MAX_MS)
+  await reflector.stop()
+  t.pass('stopped while waiting')
 })
 
 t.test(

@@ -33,7 +33,7 @@ export interface WatchStream {
   /** Ends the stream cleanly, as the server does when `timeoutSeconds` runs out. */
   end(): void
   /** Answers the watch request itself with an error status instead of a stream. */
-  refuse(status: number, message: string): void
+  refuse(status: number, message: string, retryAfterSeconds?: number): void
 }
 
 export interface FakeKubeApi {
@@ -182,24 +182,34 @@ function watchStream(query: Record<string, string>, response: ServerResponse): W
       start()
       response.end()
     },
-    refuse(status, message) {
+    refuse(status, message, retryAfterSeconds) {
       response.writeHead(status, { 'content-type': 'application/json' })
-      response.end(JSON.stringify(statusObject(status, message)))
+      response.end(JSON.stringify(statusObject(status, message, retryAfterSeconds)))
     },
   }
 }
 
 /** A metav1.Status, as the API server sends in an error body or an ERROR watch event. */
-export function statusObject(code: number, message: string): Record<string, unknown> {
+export function statusObject(
+  code: number,
+  message: string,
+  retryAfterSeconds?: number,
+): Record<string, unknown> {
   return {
     kind: 'Status',
     apiVersion: 'v1',
     status: 'Failure',
     message,
-    reason: code === 410 ? 'Expired' : 'InternalError',
+    reason: STATUS_REASONS.get(code) ?? 'InternalError',
+    ...(retryAfterSeconds === undefined ? {} : { details: { retryAfterSeconds } }),
     code,
   }
 }
+
+const STATUS_REASONS = new Map([
+  [410, 'Expired'],
+  [429, 'TooManyRequests'],
+])
 
 /** A real KubeApi for a plain-http server on 127.0.0.1:`port` (a test's fake API server). */
 export function loopbackKubeApi(
