@@ -6,12 +6,12 @@
  */
 
 import { renderText, renderViolations, renderWarnings } from '../policy/messages/render.ts'
+import { VALIDATION_ACTIONS } from '../policy/rules.ts'
+import type { RuleName, ValidationAction } from '../policy/rules.ts'
+import type { Decision } from './decide.ts'
 import { allowed, denied, errored, patched } from './response.ts'
-import type { AdmissionResponse } from './review.ts'
+import type { AdmissionResponse, WebhookName } from './review.ts'
 import type { Verdict } from './verdict.ts'
-
-export const VALIDATION_ACTIONS = ['Deny', 'Warn', 'Audit'] as const
-export type ValidationAction = (typeof VALIDATION_ACTIONS)[number]
 
 export const MUTATION_MODES = ['apply', 'observe'] as const
 export type MutationMode = (typeof MUTATION_MODES)[number]
@@ -73,13 +73,26 @@ export function enforces(webhook: 'mutate' | 'validate', enforcement: Enforcemen
     : enforcement.validationActions.includes('Deny')
 }
 
-/** Turns a handler's verdict into the response `enforcement` asks for. */
+/**
+ * The actions taken on `rule`'s violations. Every rule follows the global setting for now; the
+ * rule table (`policy/rules.ts`) holds each rule's own default and allowed actions.
+ */
+export function validationActionsFor(
+  _rule: RuleName | undefined,
+  enforcement: Enforcement,
+): readonly ValidationAction[] {
+  return enforcement.validationActions
+}
+
+/** Turns a decision into the response `enforcement` asks for. */
 export function respond(
   uid: string,
-  verdict: Verdict,
-  rule: string,
+  { rule, verdict }: Pick<Decision, 'rule' | 'verdict'>,
+  webhook: WebhookName,
   enforcement: Enforcement,
 ): AdmissionResponse {
+  if (verdict.kind === 'failed')
+    return respondToError(uid, verdict.code, verdict.message, webhook, enforcement)
   if (verdict.kind === 'admitted') {
     if (enforcement.mutationMode === 'apply' || verdict.patch.length === 0)
       return patched(uid, verdict.patch, verdict.warnings)
@@ -88,7 +101,7 @@ export function respond(
     const operations = verdict.patch.map(({ op, path }) => ({ op, path }))
     return withAudit(allowed(uid), AUDIT_KEYS.mutationObserved, operations)
   }
-  const actions = enforcement.validationActions
+  const actions = validationActionsFor(rule, enforcement)
   const response = actions.includes('Deny')
     ? denied(uid, verdict.violations, verdict.warnings, verdict.subject)
     : allowedWithViolations(uid, verdict, actions.includes('Warn'))
@@ -105,11 +118,11 @@ export function respond(
  * The answer to a request the rules could not judge: `errored` where the webhook enforces (the
  * writer retries), otherwise admitted, with the reason as a warning (Warn) and an audit record.
  */
-export function respondToError(
+function respondToError(
   uid: string,
   code: 400 | 500 | 503,
   message: string,
-  webhook: 'mutate' | 'validate',
+  webhook: WebhookName,
   enforcement: Enforcement,
 ): AdmissionResponse {
   if (enforces(webhook, enforcement)) return errored(uid, code, message)

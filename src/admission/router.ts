@@ -1,5 +1,6 @@
 /** Routes a request to its handler by webhook, (group, kind, subresource) and operation. */
 
+import type { RuleName } from '../policy/rules.ts'
 import type { Handler } from './handler.ts'
 import type { AdmissionRequest, Operation, WebhookName } from './review.ts'
 
@@ -16,8 +17,8 @@ export interface Route {
    */
   readonly resource?: string
   readonly operations: readonly Operation[]
-  /** The rule's name in audit annotations and reports (`webhook-config`, `proxy-deployment`…). */
-  readonly rule: string
+  /** The rule that answers (`policy/rules.ts`): its name is the one audit records and reports use. */
+  readonly rule: RuleName
   readonly handler: Handler
 }
 

@@ -1,117 +1,82 @@
-/** The product's route table: which policy answers which request (DESIGN §3–§5). */
+/**
+ * The product's routes: each rule of the rule table (`policy/rules.ts`) bound to its handler, on
+ * every kind or resource the table says it matches, at the webhook that serves it. The binding is
+ * typed over every rule name, so a rule added to the table without a handler does not compile.
+ */
 
 import { mutateRunConfigMap } from '../policy/content-checksum.ts'
 import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
 import type { ToolHiveKindEntry } from '../policy/kinds.ts'
 import { mutateProxyDeployment } from '../policy/proxy-deployment.ts'
 import { ratchet } from '../policy/ratchet.ts'
+import { RULE_TABLE, matchesToolHiveKinds } from '../policy/rules.ts'
+import type { RuleEntry, RuleName } from '../policy/rules.ts'
 import { capStdioScale } from '../policy/stdio-scale.ts'
 import { validateWebhookConfig } from '../policy/webhook-config.ts'
 import { validateWebhookConfigDelete } from '../policy/webhook-config-delete.ts'
+import { WEBHOOK_TABLE } from '../policy/webhooks.ts'
 import { workloadWarnings } from '../policy/workload-warnings.ts'
+import type { Handler } from './handler.ts'
 import { mutatingHandler, pureMutator } from './mutating.ts'
 import { gatherProxyDeploymentFacts, gatherScaleFacts } from './proxy-facts.ts'
 import type { Route } from './router.ts'
 import { pureValidator, validatingHandler } from './validating.ts'
 import { gatherReferencingServers, gatherWorkloadFacts } from './validation-facts.ts'
 
-export function productRoutes(): Route[] {
-  return [
-    {
-      webhook: 'mutate',
-      group: '',
-      kind: 'ConfigMap',
-      subResource: '',
-      resource: 'configmaps',
-      operations: ['CREATE', 'UPDATE'],
-      rule: 'runconfig-content-checksum',
-      handler: mutatingHandler(pureMutator(mutateRunConfigMap)),
-    },
-    {
-      webhook: 'mutate',
-      group: 'apps',
-      kind: 'Deployment',
-      subResource: '',
-      resource: 'deployments',
-      operations: ['CREATE', 'UPDATE'],
-      rule: 'proxy-deployment',
-      handler: mutatingHandler({
-        gather: gatherProxyDeploymentFacts,
-        mutate: mutateProxyDeployment,
-      }),
-    },
-    {
-      webhook: 'mutate',
-      group: 'autoscaling',
-      kind: 'Scale',
-      subResource: 'scale',
-      resource: 'deployments',
-      operations: ['UPDATE'],
-      rule: 'stdio-scale',
-      handler: mutatingHandler({
-        gather: gatherScaleFacts,
-        mutate: capStdioScale,
-      }),
-    },
-    ...TOOLHIVE_KIND_TABLE.flatMap(validationRoutes),
-  ]
+/** What answers each rule: its facts from the cluster view, then the pure rule. */
+const HANDLERS: { readonly [Rule in RuleName]: Handler } = {
+  'runconfig-content-checksum': mutatingHandler(pureMutator(mutateRunConfigMap)),
+  'proxy-deployment': mutatingHandler({
+    gather: gatherProxyDeploymentFacts,
+    mutate: mutateProxyDeployment,
+  }),
+  'stdio-scale': mutatingHandler({ gather: gatherScaleFacts, mutate: capStdioScale }),
+  'webhook-config': validatingHandler(
+    pureValidator((input) =>
+      ratchet(input, (object) => validateWebhookConfig({ ...input, object })),
+    ),
+  ),
+  'webhook-config-in-use': validatingHandler({
+    gather: gatherReferencingServers,
+    validate: (input, deletion) =>
+      validateWebhookConfigDelete(deletion.name, input.oldObject, deletion.referencingServers),
+  }),
+  // Warnings only, so nothing to ratchet: the CRDs state what these objects may hold.
+  workload: validatingHandler({
+    gather: gatherWorkloadFacts,
+    validate: (input, facts) => ({ violations: [], warnings: workloadWarnings(input, facts) }),
+  }),
 }
 
-/** The validating routes of a ToolHive kind, by the rule its table entry names. */
-function validationRoutes({ kind, group, validation }: ToolHiveKindEntry): Route[] {
-  const route = (
-    operations: Route['operations'],
-    rule: string,
-    handler: Route['handler'],
-  ): Route => ({
-    webhook: 'validate',
-    group,
-    kind,
-    subResource: '',
-    operations,
-    rule,
-    handler,
-  })
-  switch (validation) {
-    case 'webhookConfig':
-      return [
-        route(
-          ['CREATE', 'UPDATE'],
-          'webhook-config',
-          validatingHandler(
-            pureValidator((input) =>
-              ratchet(input, (object) => validateWebhookConfig({ ...input, object })),
-            ),
-          ),
-        ),
-        route(
-          ['DELETE'],
-          'webhook-config-in-use',
-          validatingHandler({
-            gather: gatherReferencingServers,
-            validate: (input, deletion) =>
-              validateWebhookConfigDelete(
-                deletion.name,
-                input.oldObject,
-                deletion.referencingServers,
-              ),
-          }),
-        ),
-      ]
-    case 'workload':
-      // Warnings only, so nothing to ratchet: the CRDs state what these objects may hold.
-      return [
-        route(
-          ['CREATE', 'UPDATE'],
-          'workload',
-          validatingHandler({
-            gather: gatherWorkloadFacts,
-            validate: (input, facts) => ({
-              violations: [],
-              warnings: workloadWarnings(input, facts),
-            }),
-          }),
-        ),
-      ]
+/** The routes of `rules` over the kinds of `kinds` (tests pass tables of their own). */
+export function productRoutes(
+  rules: readonly RuleEntry[] = RULE_TABLE,
+  kinds: readonly ToolHiveKindEntry[] = TOOLHIVE_KIND_TABLE,
+): Route[] {
+  return rules.flatMap((rule) => routesOf(rule, kinds))
+}
+
+function routesOf(rule: RuleEntry, kinds: readonly ToolHiveKindEntry[]): Route[] {
+  const webhook = WEBHOOK_TABLE.find((entry) => entry.id === rule.webhook)
+  if (webhook === undefined) throw new Error(`rule ${rule.name}: no webhook ${rule.webhook}`)
+  if (!Object.hasOwn(HANDLERS, rule.name)) throw new Error(`rule ${rule.name}: no handler`)
+  const name = rule.name as RuleName
+  const common = {
+    webhook: webhook.path,
+    operations: rule.operations,
+    rule: name,
+    handler: HANDLERS[name],
   }
+  const { matches } = rule
+  if (!matchesToolHiveKinds(matches))
+    return matches.map(({ group, kind, resource, subResource }) => ({
+      ...common,
+      group,
+      kind,
+      subResource,
+      resource,
+    }))
+  return kinds
+    .filter((entry) => (matches as readonly string[]).includes(entry.kind))
+    .map(({ group, kind }) => ({ ...common, group, kind, subResource: '' }))
 }

@@ -32,6 +32,16 @@ export type Verdict =
       readonly warnings: readonly string[]
       readonly subject: DeniedSubject
     }
+  /**
+   * Not judged: the request is unreadable to the rule (400), a fact could not be read in time
+   * (503: the writer retries), or a bug (500, with the error for the log).
+   */
+  | {
+      readonly kind: 'failed'
+      readonly code: 400 | 500 | 503
+      readonly message: string
+      readonly error?: unknown
+    }
 
 /** Admitted, with `patch` (empty: unchanged) and, from a mutating rule, the object it made. */
 export function admitted(
@@ -49,6 +59,11 @@ export function refused(
   subject: DeniedSubject,
 ): Verdict {
   return { kind: 'refused', violations, warnings, subject }
+}
+
+/** Not judged, for the reason `message` gives. */
+export function failed(code: 400 | 500 | 503, message: string, error?: unknown): Verdict {
+  return { kind: 'failed', code, message, ...(error === undefined ? {} : { error }) }
 }
 
 /** What the request is about, for a denial's details. */

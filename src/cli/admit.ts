@@ -1,22 +1,20 @@
 /**
- * One write as the API server admits it, simulated: the object's CRD first (schema and CEL rules,
- * when CRDs are given), then the mutating webhook, then the validating webhook on the mutated
- * object, each through the service's own admission entry point. `check` admits the files it is
- * given this way, `audit` the objects a cluster holds: one path, so their verdicts are the
- * webhook's.
+ * One write as the API server admits it, simulated, in the API server's order: the body decoded
+ * against the object's CRD (pruned, defaulted), the mutating webhook, decoding again, the CRD's
+ * schema, CEL rules and ratcheting, then the validating webhook. Each webhook step is the service's
+ * own decision (`admission/decide.ts`) on a request built here: no AdmissionReview is encoded to
+ * be decoded again. `check` admits files this way, `audit` what a cluster holds and `review` one
+ * webhook's step: one order, so their verdicts are the webhook's.
  */
 
+import type { Decide, Decision } from '../admission/decide.ts'
 import type { PatchOperation } from '../admission/patch.ts'
-import { requestFor, reviewOf } from '../admission/request.ts'
-import type { AdmissionResponse, Operation } from '../admission/review.ts'
-import type { Admission } from '../admission/webhook.ts'
-import type { Verdict } from '../admission/verdict.ts'
-import type { CrdCatalog, CrdVerdict } from '../policy/crd/crd-catalog.ts'
+import type { AdmissionRequest, WebhookName } from '../admission/review.ts'
+import type { CrdCatalog, CrdInput, CrdVerdict } from '../policy/crd/crd-catalog.ts'
 import { TOOLHIVE_GROUP } from '../policy/kinds.ts'
-import { groupOf } from '../policy/kube/object.ts'
+import { groupOf, isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import { refusalCauses } from './crds.ts'
-import { UsageError } from './io.ts'
+import { renderWarnings } from '../policy/messages/render.ts'
 
 /**
  * What answered a denial: one of the webhooks, the object's CRD (schema and CEL rules), or the
@@ -29,173 +27,145 @@ export interface CrdStep {
   readonly strict: boolean
 }
 
-export type AdmitVerdict =
+/** Why a write is refused, as values: the step, and what it decided. */
+export type Refusal =
+  /** No CRD serves the object's ToolHive kind: the API server has no such resource (404). */
+  | { readonly step: 'server'; readonly message: string }
+  | { readonly step: 'crd'; readonly verdict: Exclude<CrdVerdict, { allowed: true }> }
+  /** A webhook refused (`refused`) or could not judge (`failed`). */
+  | { readonly step: WebhookName; readonly decision: Decision }
+
+/** Every step of one write, as values. */
+export type WriteResult =
   | {
       readonly admitted: true
       /** The object as the API server would store it. */
       readonly object: KubeObject
-      readonly patch: PatchOperation[]
-      /** The rules that answered each webhook, when one did (audit reports name them). */
-      readonly rules: {
-        readonly mutate?: string | undefined
-        readonly validate?: string | undefined
-      }
-      readonly warnings: string[]
+      readonly patch: readonly PatchOperation[]
+      /** Each webhook's decision, for the webhooks the write went through. */
+      readonly decisions: { readonly [Step in WebhookName]?: Decision }
+      readonly warnings: readonly string[]
+      /** The API server's own warnings among them (decoding, CEL), before any webhook's. */
+      readonly serverWarnings: readonly string[]
     }
   | {
       readonly admitted: false
-      readonly webhook: DenyingStep
-      /** The webhook rule that refused, when a webhook did. */
-      readonly rule?: string | undefined
-      readonly causes: string[]
-      readonly warnings: string[]
+      readonly refusal: Refusal
+      readonly decisions: { readonly [Step in WebhookName]?: Decision }
+      readonly warnings: readonly string[]
+      readonly serverWarnings: readonly string[]
     }
 
-export interface AdmitOptions {
-  /** The namespace of an object that names none (`check -n`). */
-  readonly namespace: string
+export interface ChainOptions {
+  readonly decide: Decide
   readonly crds?: CrdStep | undefined
-  /** CREATE by default; UPDATE of `oldObject` to the object (the object rewritten as it is). */
-  readonly operation?: Extract<Operation, 'CREATE' | 'UPDATE'>
-  readonly oldObject?: KubeObject
+  /** The webhooks the write goes through (`review` simulates one); both by default. */
+  readonly webhooks?: readonly WebhookName[]
 }
 
-/** What the API server's decoding of one write against the CRDs gives, before any webhook. */
-export type CrdStepResult =
-  /** No CRD is asked about the object's kind (not ToolHive's, not defined): the webhooks judge. */
-  | { readonly kind: 'unjudged' }
-  /** A ToolHive kind no CRD given serves: the API server has no such resource. */
-  | { readonly kind: 'unserved'; readonly message: string }
-  | { readonly kind: 'refused'; readonly verdict: Exclude<CrdVerdict, { allowed: true }> }
-  /** Pruned and defaulted, as the webhooks then receive it. */
-  | { readonly kind: 'decoded'; readonly object: KubeObject; readonly warnings: readonly string[] }
-
-/**
- * The CRD's part of a write (the same for `check`, `review` and `audit`): the API server decodes
- * a custom resource against its CRD (prunes, defaults) and validates it before the validating
- * webhooks; the mutating webhook never changes these kinds, so the CRD's whole verdict comes first.
- */
-export function crdStep(
-  crds: CrdStep,
-  input: {
-    readonly operation: 'CREATE' | 'UPDATE'
-    readonly object: KubeObject
-    readonly oldObject?: KubeObject | undefined
-  },
-): CrdStepResult {
-  const { object } = input
-  if (groupOf(object.apiVersion) === TOOLHIVE_GROUP && !crds.catalog.defines(object))
-    return {
-      kind: 'unserved',
-      message: `no matches for kind ${JSON.stringify(String(object.kind))} in version ${JSON.stringify(String(object.apiVersion))}: no CustomResourceDefinition given serves it`,
-    }
-  const verdict = crds.catalog.evaluate({
-    operation: input.operation,
-    object,
-    ...(input.oldObject ? { oldObject: input.oldObject } : {}),
-    strict: crds.strict,
-  })
-  if (verdict === undefined) return { kind: 'unjudged' }
-  if (!verdict.allowed) return { kind: 'refused', verdict }
-  return { kind: 'decoded', object: verdict.object, warnings: verdict.warnings }
-}
-
-/** Admits `object` as the API server would; reads nothing but `admission`'s view. */
-export async function admit(
-  admission: Admission,
-  object: KubeObject,
-  options: AdmitOptions,
-): Promise<AdmitVerdict> {
-  const { crds } = options
-  const ns =
-    typeof object.metadata?.namespace === 'string' ? object.metadata.namespace : options.namespace
-  let withNamespace: KubeObject = { ...object, metadata: { ...object.metadata, namespace: ns } }
-
-  const crd =
-    crds &&
-    crdStep(crds, {
-      operation: options.operation ?? 'CREATE',
-      object: withNamespace,
-      oldObject: options.oldObject,
-    })
-  if (crd?.kind === 'unserved')
-    return { admitted: false, webhook: 'server', causes: [crd.message], warnings: [] }
-  if (crd?.kind === 'refused')
-    return {
-      admitted: false,
-      webhook: 'crd',
-      causes: refusalCauses(crd.verdict),
-      warnings: [...crd.verdict.warnings],
-    }
-  const crdWarnings = crd?.kind === 'decoded' ? crd.warnings : []
-  if (crd?.kind === 'decoded') withNamespace = crd.object
-
-  const mutation = await answer(admission, withNamespace, 'mutate', ns, options)
-  if (!mutation.response.allowed) return refusal('mutate', mutation, [...crdWarnings])
-  // The mutating rule's own result, not our patch applied again (tests hold the two equal).
-  const patch = mutation.verdict?.kind === 'admitted' ? [...mutation.verdict.patch] : []
-  const mutated =
-    (mutation.verdict?.kind === 'admitted' ? mutation.verdict.object : undefined) ?? withNamespace
-
-  const validation = await answer(admission, mutated, 'validate', ns, options)
-  const warnings = [
-    ...crdWarnings,
-    ...(mutation.response.warnings ?? []),
-    ...(validation.response.warnings ?? []),
-  ]
-  if (!validation.response.allowed) return refusal('validate', validation, warnings)
-  return {
-    admitted: true,
-    object: mutated,
-    patch,
-    rules: { mutate: mutation.rule, validate: validation.rule },
-    warnings,
+/** Admits the write `request` describes through the API server's steps; reads only `decide`'s view. */
+export async function admitRequest(
+  request: AdmissionRequest,
+  { decide, crds, webhooks = ['mutate', 'validate'] }: ChainOptions,
+): Promise<WriteResult> {
+  const decisions: { [Step in WebhookName]?: Decision } = {}
+  const warnings: string[] = []
+  const serverWarnings: string[] = []
+  const fromServer = (more: readonly string[]) => {
+    warnings.push(...more)
+    serverWarnings.push(...more)
   }
-}
-
-interface Answer {
-  readonly response: AdmissionResponse
-  readonly verdict: Verdict | undefined
-  readonly rule: string | undefined
-}
-
-async function answer(
-  admission: Admission,
-  object: KubeObject,
-  webhook: 'mutate' | 'validate',
-  namespace: string,
-  options: AdmitOptions,
-): Promise<Answer> {
-  const operation = options.operation ?? 'CREATE'
-  const outcome = await admission.review(
-    reviewOf(
-      requestFor(object, {
-        operation,
-        namespace,
-        ...(operation === 'UPDATE' && options.oldObject ? { oldObject: options.oldObject } : {}),
-      }),
-    ),
-    webhook,
-  )
-  if (!outcome.ok) throw new UsageError(outcome.message) // only if requestFor built a bad envelope
-  return { response: outcome.review.response, verdict: outcome.verdict, rule: outcome.route?.rule }
-}
-
-function refusal(
-  webhook: 'mutate' | 'validate',
-  answered: Answer,
-  warnings: string[],
-): AdmitVerdict {
-  const { response } = answered
-  const causes =
-    response.status?.details?.causes.map((c) =>
-      c.field === '' ? c.message : `${c.field}: ${c.message}`,
-    ) ?? []
-  return {
+  const refuse = (refusal: Refusal): WriteResult => ({
     admitted: false,
-    webhook,
-    rule: answered.rule,
-    causes: causes.length > 0 ? causes : [response.status?.message ?? 'denied'],
-    warnings: [...warnings, ...(response.warnings ?? [])],
+    refusal,
+    decisions,
+    warnings,
+    serverWarnings,
+  })
+  const write = crdWrite(request)
+  if (crds && write && isUnserved(crds.catalog, write.object))
+    return refuse({ step: 'server', message: noMatches(write.object) })
+  const crd =
+    crds && write && crds.catalog.defines(write.object) ? crdSteps(crds, write) : undefined
+  let object = request.object ?? undefined
+  if (crd && object) {
+    const decoded = crd.decode(object)
+    if (decoded.kind === 'refused') return refuse(decoded.refusal)
+    fromServer(decoded.warnings)
+    object = decoded.object
   }
+  let patch: readonly PatchOperation[] = []
+  if (webhooks.includes('mutate')) {
+    const decision = await decide('mutate', { ...request, object: object ?? null })
+    decisions.mutate = decision
+    const { verdict } = decision
+    if (verdict.kind !== 'admitted') return refuse({ step: 'mutate', decision })
+    warnings.push(...renderWarnings(verdict.warnings))
+    // The mutating rule's own result, not our patch applied again (tests hold the two equal).
+    patch = verdict.patch
+    object = verdict.object ?? object
+  }
+  if (crd && object) {
+    // Mutated objects are decoded again (pruned, defaulted; no warnings the second time), then
+    // validated: schema, CEL rules, ratcheting against the stored object.
+    const decoded = crd.decode(object)
+    if (decoded.kind === 'refused') return refuse(decoded.refusal)
+    const validated = crd.validate(decoded.object)
+    if (validated.kind === 'refused') {
+      if (validated.refusal.step === 'crd') fromServer(validated.refusal.verdict.warnings)
+      return refuse(validated.refusal)
+    }
+    fromServer(validated.warnings)
+    object = decoded.object
+  }
+  if (webhooks.includes('validate')) {
+    const decision = await decide('validate', { ...request, object: object ?? null })
+    decisions.validate = decision
+    const { verdict } = decision
+    if (verdict.kind !== 'admitted') return refuse({ step: 'validate', decision })
+    warnings.push(...renderWarnings(verdict.warnings))
+  }
+  return { admitted: true, object: object ?? {}, patch, decisions, warnings, serverWarnings }
+}
+
+/** A CREATE or UPDATE: what the CRD steps read. */
+interface CrdWrite {
+  readonly operation: 'CREATE' | 'UPDATE'
+  readonly object: KubeObject
+  readonly oldObject?: KubeObject | undefined
+}
+
+function crdWrite(request: AdmissionRequest): CrdWrite | undefined {
+  const { operation, object, oldObject } = request
+  if ((operation !== 'CREATE' && operation !== 'UPDATE') || !isRecord(object)) return undefined
+  return { operation, object, oldObject: isRecord(oldObject) ? oldObject : undefined }
+}
+
+type CrdOutcome =
+  | { readonly kind: 'refused'; readonly refusal: Refusal }
+  | { readonly kind: 'ok'; readonly object: KubeObject; readonly warnings: readonly string[] }
+
+/** The CRD's two steps for a write of a kind it defines. */
+function crdSteps({ catalog, strict }: CrdStep, write: CrdWrite) {
+  const step =
+    (evaluate: (input: CrdInput) => CrdVerdict | undefined) =>
+    (object: KubeObject): CrdOutcome => {
+      const verdict = evaluate({ ...write, object, strict })
+      if (verdict === undefined) return { kind: 'ok', object, warnings: [] } // defined: unreachable
+      if (!verdict.allowed) return { kind: 'refused', refusal: { step: 'crd', verdict } }
+      return { kind: 'ok', object: verdict.object, warnings: verdict.warnings }
+    }
+  return {
+    decode: step((input) => catalog.decode(input)),
+    validate: step((input) => catalog.validate(input)),
+  }
+}
+
+/** A ToolHive kind no CRD given serves: the API server has no such resource. */
+function isUnserved(catalog: CrdCatalog, object: KubeObject): boolean {
+  return groupOf(object.apiVersion) === TOOLHIVE_GROUP && !catalog.defines(object)
+}
+
+function noMatches(object: KubeObject): string {
+  return `no matches for kind ${JSON.stringify(String(object.kind))} in version ${JSON.stringify(String(object.apiVersion))}: no CustomResourceDefinition given serves it`
 }

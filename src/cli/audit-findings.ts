@@ -6,7 +6,7 @@
 
 import { changeMeanings } from '../policy/change-meanings.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import type { AdmitVerdict } from './admit.ts'
+import type { AdmitVerdict } from './admit-object.ts'
 
 /** The object a finding is about, as a report references it. */
 export interface AuditSubject {

@@ -12,7 +12,7 @@
  * - Read only: get and list, as the service's own account or a person's.
  */
 
-import { createAdmission } from '../admission/webhook.ts'
+import { createDecide } from '../admission/decide.ts'
 import { KubeApi } from '../cluster/kube-api.ts'
 import { discoverServedKinds } from '../cluster/kind-discovery.ts'
 import { LIST_PAGE_SIZE, listPages } from '../cluster/list-pages.ts'
@@ -25,7 +25,7 @@ import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { errorMessage } from '../policy/messages/render.ts'
 import { RUNCONFIG_COMPONENTS, RUNCONFIG_COMPONENT_LABEL } from '../policy/names.ts'
-import { admit } from './admit.ts'
+import { admit } from './admit-object.ts'
 import { AuditSummary, findingOf } from './audit-findings.ts'
 import { auditWriter } from './audit-output.ts'
 import type { AuditOutput } from './audit-output.ts'
@@ -58,7 +58,7 @@ export async function auditCommand(options: AuditOptions, io: CliIo): Promise<nu
       throw unreachable(credentials, 'read API discovery', error)
     })
     const view = new MemoryView([], { serves: (kind) => served.has(kind) })
-    const admission = createAdmission({ view })
+    const decide = createDecide({ view })
     const writer = auditWriter(options.output, io.stdout, new Date())
     const summary = new AuditSummary()
     const report = (object: KubeObject, verdict: Parameters<typeof findingOf>[1]) => {
@@ -74,8 +74,7 @@ export async function auditCommand(options: AuditOptions, io: CliIo): Promise<nu
       if (!resource) continue
       await eachPage(api, credentials, resource, undefined, async (objects) => {
         for (const object of objects) view.put(trimForView(kind, object))
-        for (const object of objects)
-          report(object, await admit(admission, object, { namespace: '' }))
+        for (const object of objects) report(object, await admit(decide, object, { namespace: '' }))
       })
     }
     for (const [resource, selector] of [
@@ -84,7 +83,7 @@ export async function auditCommand(options: AuditOptions, io: CliIo): Promise<nu
     ] as const) {
       await eachPage(api, credentials, resource, selector, async (objects) => {
         for (const object of objects) {
-          const verdict = await admit(admission, object, {
+          const verdict = await admit(decide, object, {
             namespace: '',
             operation: 'UPDATE',
             oldObject: object,

@@ -5,7 +5,7 @@
  */
 
 import { stringify as toYaml } from 'yaml'
-import { createAdmission } from '../admission/webhook.ts'
+import { createDecide } from '../admission/decide.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
 import { ObjectFileError, loadObjects, loadSourcedObjects } from '../cluster/load-objects.ts'
 import type { SourcedObject } from '../cluster/load-objects.ts'
@@ -14,8 +14,9 @@ import { productRoutes } from '../admission/routes.ts'
 import { TOOLHIVE_GROUP, toolHiveKind } from '../policy/kinds.ts'
 import { groupOf } from '../policy/kube/object.ts'
 import { jsonQuoted, terminalText } from '../policy/messages/render.ts'
-import { admit } from './admit.ts'
-import type { AdmitVerdict, CrdStep } from './admit.ts'
+import { admit } from './admit-object.ts'
+import type { CrdStep } from './admit.ts'
+import type { AdmitVerdict } from './admit-object.ts'
 import { loadCrdCatalog, servedByCatalog } from './crds.ts'
 import { EXIT, UsageError } from './io.ts'
 import { namedBy } from './objects-option.ts'
@@ -97,11 +98,11 @@ async function checkObjects(
   namespace: string,
   crds: CrdStep | undefined,
 ): Promise<CheckedObject[]> {
-  const admission = createAdmission({ view })
+  const decide = createDecide({ view })
   const results: CheckedObject[] = []
   const firstSeen = new Map<string, string>()
   for (const { object, where } of inDependencyOrder(objects)) {
-    const verdict = await admit(admission, object, { namespace, crds })
+    const verdict = await admit(decide, object, { namespace, crds })
     if (verdict.admitted) view.put(verdict.object)
     const label = labelOf(object, namespace)
     // The same object twice: each is checked, but the cluster would not take both as created.

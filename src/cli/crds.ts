@@ -9,7 +9,7 @@
 
 import { TOOLHIVE_GROUP } from '../policy/kinds.ts'
 import { loadSourcedObjects } from '../cluster/load-objects.ts'
-import type { CrdCatalog, CrdVerdict } from '../policy/crd/crd-catalog.ts'
+import type { CrdCatalog, CrdInput, CrdVerdict } from '../policy/crd/crd-catalog.ts'
 import type { CrdDefinition } from '../policy/crd/crd-definition.ts'
 import { renderText, renderViolations } from '../policy/messages/render.ts'
 import { readClusterCrds } from './cluster-crds.ts'
@@ -54,19 +54,24 @@ export async function loadCrdCatalog(
     }
   }
   const catalog = crdCatalog([...whereOf.keys()])
-  return {
-    defines: (object) => catalog.defines(object),
-    evaluate: (input) => {
+  // A version that does not compile is found when its first object is checked: named by file.
+  const named =
+    <Result>(step: (input: CrdInput) => Result) =>
+    (input: CrdInput): Result => {
       try {
-        return catalog.evaluate(input)
+        return step(input)
       } catch (error) {
-        // A version that does not compile, found when its first object is checked.
         const where =
           error instanceof CrdInputError && error.definition && whereOf.get(error.definition)
         if (where) throw new UsageError(`${where}: ${(error as Error).message}`)
         throw error
       }
-    },
+    }
+  return {
+    defines: (object) => catalog.defines(object),
+    evaluate: named((input) => catalog.evaluate(input)),
+    decode: named((input) => catalog.decode(input)),
+    validate: named((input) => catalog.validate(input)),
   }
 }
 

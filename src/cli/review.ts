@@ -1,18 +1,23 @@
 /** `mcp-admission review`: one AdmissionReview through the same pipeline as the server. */
 
-import { createAdmission } from '../admission/webhook.ts'
-import type { WebhookName } from '../admission/review.ts'
+import { createDecide } from '../admission/decide.ts'
+import { decodeReview } from '../admission/decode.ts'
+import { ENFORCING, respond } from '../admission/enforcement.ts'
+import { allowed, denied, errored, toReview } from '../admission/response.ts'
+import type {
+  AdmissionRequest,
+  AdmissionResponse,
+  AdmissionReviewResponse,
+  WebhookName,
+} from '../admission/review.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
 import { inputFileError } from '../cluster/load-errors.ts'
-import { printableLine } from '../policy/messages/render.ts'
+import { printableLine, renderText, renderWarnings } from '../policy/messages/render.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
 import { MiB, readBoundedFile, readBoundedStream } from '../files/bounded-read.ts'
-import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import type { CrdCatalog } from '../policy/crd/crd-catalog.ts'
-import { denied, errored } from '../admission/response.ts'
-import { renderWarnings } from '../policy/messages/render.ts'
-import { crdStep } from './admit.ts'
+import { admitRequest } from './admit.ts'
+import type { WriteResult } from './admit.ts'
 import { loadCrdCatalog, servedByCatalog } from './crds.ts'
 import { EXIT, UsageError } from './io.ts'
 import { namedBy } from './objects-option.ts'
@@ -61,78 +66,68 @@ export async function reviewCommand(
     // V8's message quotes the text around the error: escaped, so a binary file prints no raw bytes.
     throw new UsageError(`${source} is not valid JSON: ${printableLine((error as Error).message)}`)
   }
-  const crd = catalog && crdVerdict(catalog, body, options.strict === true)
-  if (crd?.refusal !== undefined) {
-    io.stdout.write(`${JSON.stringify(crd.refusal, null, 2)}\n`)
-    return EXIT.denied
+  const decoded = decodeReview(body)
+  if (!decoded.ok) {
+    // Answered in-band when the uid can be read, as the server answers it.
+    if (decoded.uid === undefined) throw new UsageError(`${source}: ${renderText(decoded.message)}`)
+    const apiVersion = decoded.apiVersion ?? 'admission.k8s.io/v1'
+    return answer(io, toReview(apiVersion, errored(decoded.uid, 400, decoded.message)))
   }
-  const outcome = await createAdmission({ view }).review(crd?.body ?? body, options.webhook)
-  if (!outcome.ok) throw new UsageError(`${source}: ${outcome.message}`)
-  if (crd !== undefined && crd.warnings.length > 0) {
-    const response = outcome.review.response
-    response.warnings = renderWarnings([...crd.warnings, ...(response.warnings ?? [])])
-  }
-  io.stdout.write(`${JSON.stringify(outcome.review, null, 2)}\n`)
-  const { response } = outcome.review
+  const { apiVersion, request } = decoded.review
+  const crds = catalog && { catalog, strict: options.strict === true }
+  const result = await admitRequest(request, {
+    decide: createDecide({ view }),
+    crds,
+    webhooks: [options.webhook],
+  })
+  return answer(io, toReview(apiVersion, responseOf(request, result, options.webhook)))
+}
+
+function withWarnings(warnings: readonly string[]): Pick<AdmissionResponse, 'warnings'> {
+  return warnings.length === 0 ? {} : { warnings: renderWarnings(warnings) }
+}
+
+/** Prints the review; the exit code follows its verdict (a 400 is bad input). */
+function answer(io: CliIo, review: AdmissionReviewResponse): number {
+  io.stdout.write(`${JSON.stringify(review, null, 2)}\n`)
+  const { response } = review
   if (response.allowed) return EXIT.ok
   return response.status?.code === 400 ? EXIT.usage : EXIT.denied
 }
 
-/** What the CRD says of a review's object: a refusal to print, or the review with the object decoded. */
-interface CrdReview {
-  readonly refusal?: unknown
-  readonly body: unknown
-  readonly warnings: readonly string[]
-}
-
 /**
- * The API server decodes a custom resource against its CRD and validates it before any webhook
- * sees it: a refusal is its answer (as a review response, so it reads like one), and an allowed
- * object reaches the webhook pruned and defaulted, with the CRD's warnings. Undefined when the
- * review is not a CREATE or UPDATE of a kind the CRDs define (the webhook then judges as usual).
+ * The response the API server would act on: the webhook's own, or, when the write never reached
+ * it, the CRD's refusal (a validation error, or a decoding error as 400) or the API server's 404
+ * for a resource it does not serve. The CRD's warnings come first, as the client sees them.
  */
-function crdVerdict(catalog: CrdCatalog, body: unknown, strict: boolean): CrdReview | undefined {
-  if (!isRecord(body) || !isRecord(body.request)) return undefined
-  const request = body.request
-  const operation = request.operation
-  if ((operation !== 'CREATE' && operation !== 'UPDATE') || !isRecord(request.object))
-    return undefined
-  const object = request.object as KubeObject
-  const step = crdStep(
-    { catalog, strict },
-    {
-      operation,
-      object,
-      oldObject: isRecord(request.oldObject) ? request.oldObject : undefined,
-    },
-  )
-  if (step.kind === 'unjudged') return undefined
-  const uid = typeof request.uid === 'string' ? request.uid : ''
-  const review = (response: unknown) => ({
-    apiVersion: body.apiVersion,
-    kind: 'AdmissionReview',
-    response,
-  })
-  if (step.kind === 'unserved') {
+function responseOf(
+  request: AdmissionRequest,
+  result: WriteResult,
+  webhook: WebhookName,
+): AdmissionResponse {
+  const decision = result.decisions[webhook]
+  const { uid } = request
+  if (result.admitted || result.refusal.step === webhook) {
+    const response = decision ? respond(uid, decision, webhook, ENFORCING) : allowed(uid) // unreachable: the write went through this webhook
+    const { serverWarnings } = result
+    return serverWarnings.length === 0
+      ? response
+      : { ...response, warnings: renderWarnings([...serverWarnings, ...(response.warnings ?? [])]) }
+  }
+  const { refusal } = result
+  if (refusal.step === 'server') {
     // What the API server answers for a resource it does not serve: no webhook is called.
-    const status = { status: 'Failure', message: step.message, reason: 'NotFound', code: 404 }
-    return { refusal: review({ uid, allowed: false, status }), body, warnings: [] }
+    const status = { status: 'Failure', message: refusal.message, reason: 'NotFound', code: 404 }
+    return { uid, allowed: false, status } as AdmissionResponse
   }
-  if (step.kind === 'refused') {
-    const { verdict } = step
-    const response =
-      'decodeError' in verdict
-        ? errored(uid, 400, verdict.decodeError)
-        : denied(uid, verdict.violations, verdict.warnings, {
-            group: String(object.apiVersion).split('/')[0] ?? '',
-            kind: String(object.kind),
-            name: typeof object.metadata?.name === 'string' ? object.metadata.name : undefined,
-          })
-    return { refusal: review(response), body, warnings: verdict.warnings }
-  }
-  // The CRD's warnings ride on the object's review: the webhook's own warnings follow them.
-  return {
-    body: { ...body, request: { ...request, object: step.object } },
-    warnings: step.warnings,
-  }
+  if (refusal.step !== 'crd') return allowed(uid) // the other webhook: not simulated here
+  const { verdict } = refusal
+  const object: KubeObject = request.object ?? {}
+  return 'decodeError' in verdict
+    ? { ...errored(uid, 400, verdict.decodeError), ...withWarnings(result.serverWarnings) }
+    : denied(uid, verdict.violations, result.serverWarnings, {
+        group: String(object.apiVersion).split('/')[0] ?? '',
+        kind: String(object.kind),
+        name: typeof object.metadata?.name === 'string' ? object.metadata.name : undefined,
+      })
 }

@@ -7,7 +7,7 @@
 
 import { isIP } from 'node:net'
 import { parseValidationActions } from '../admission/enforcement.ts'
-import type { ValidationAction } from '../admission/enforcement.ts'
+import type { ValidationAction } from '../policy/rules.ts'
 import { parseDuration, parseGoDuration } from '../policy/go/duration.ts'
 import { parseBoolean } from './environment.ts'
 

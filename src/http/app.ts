@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyServerOptions, onRequestHookHandler } from
 import type { ServerOptions as HttpsOptions } from 'node:https'
 import type { Logger } from 'pino'
 import type { Admission, ReviewOutcome } from '../admission/webhook.ts'
+import { validationActionsFor } from '../admission/enforcement.ts'
 import type { Enforcement } from '../admission/enforcement.ts'
 import { WEBHOOKS } from '../admission/review.ts'
 import type { WebhookName } from '../admission/review.ts'
@@ -108,22 +109,24 @@ function instrument(metrics: Metrics, path: string): onRequestHookHandler {
  * the route, never from the request, so a client cannot grow the series.
  */
 function countMutation(metrics: Metrics, outcome: ReviewOutcome, enforcement: Enforcement): void {
-  if (!outcome.ok || !outcome.route || outcome.verdict?.kind !== 'admitted') return
-  const { resource = outcome.route.kind.toLowerCase(), subResource } = outcome.route
+  const { route, verdict, writer } = (outcome.ok && outcome.decision) || {}
+  if (!route || verdict?.kind !== 'admitted') return
+  const { resource = route.kind.toLowerCase(), subResource } = route
   metrics.mutations.inc({
     resource: subResource === '' ? resource : `${resource}/${subResource}`,
-    changed: String(outcome.verdict.patch.length > 0),
-    writer: outcome.writer ?? 'other',
+    changed: String(verdict.patch.length > 0),
+    writer: writer ?? 'other',
     mode: enforcement.mutationMode,
   })
 }
 
 /** `mcp_admission_violations_total`: each violation once per action taken on it. */
 function countViolations(metrics: Metrics, outcome: ReviewOutcome, enforcement: Enforcement): void {
-  if (!outcome.ok || !outcome.route || outcome.verdict?.kind !== 'refused') return
-  const count = outcome.verdict.violations.length
-  for (const action of enforcement.validationActions)
-    metrics.violations.inc({ kind: outcome.route.kind, action: action.toLowerCase() }, count)
+  const { route, rule, verdict } = (outcome.ok && outcome.decision) || {}
+  if (!route || verdict?.kind !== 'refused') return
+  const count = verdict.violations.length
+  for (const action of validationActionsFor(rule, enforcement))
+    metrics.violations.inc({ kind: route.kind, action: action.toLowerCase() }, count)
 }
 
 /**
@@ -154,15 +157,16 @@ function logOutcome(logger: Logger, webhook: WebhookName, outcome: ReviewOutcome
     patched: response.patch !== undefined,
   }
   // A patch observed but not returned is still a disagreement with the operator, said the same way.
-  const changed = outcome.verdict?.kind === 'admitted' && outcome.verdict.patch.length > 0
+  const { verdict, writer } = outcome.decision ?? {}
+  const changed = verdict?.kind === 'admitted' && verdict.patch.length > 0
   const observed = response.patch === undefined
-  if (outcome.error !== undefined)
-    logger.error({ ...fields, err: outcome.error }, 'admission failed')
+  if (verdict?.kind === 'failed' && verdict.error !== undefined)
+    logger.error({ ...fields, err: verdict.error }, 'admission failed')
   else if (!response.allowed)
     logger.info({ ...fields, reason: response.status?.message }, 'admission denied')
-  else if (outcome.verdict?.kind === 'refused')
+  else if (verdict?.kind === 'refused')
     logger.info({ ...fields, reason: response.warnings }, 'admission found violations')
-  else if (changed && outcome.writer === 'operator')
+  else if (changed && writer === 'operator')
     logger.info(
       { ...fields, writer: 'operator' },
       observed

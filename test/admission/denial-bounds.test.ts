@@ -106,7 +106,7 @@ t.test('an internal error message is bounded and redacted too', async (t) => {
         kind: 'ConfigMap',
         subResource: '',
         operations: ['CREATE'],
-        rule: 'test-rule',
+        rule: 'webhook-config',
         handler: validatingHandler({
           gather: () =>
             Promise.reject(new Error(`cannot reach http://u:hunter2@x/${'y'.repeat(1e6)}`)),

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { parseValidationActions } from '../../src/admission/enforcement.ts'
-import type { Enforcement, ValidationAction } from '../../src/admission/enforcement.ts'
+import type { Enforcement } from '../../src/admission/enforcement.ts'
+import type { ValidationAction } from '../../src/policy/rules.ts'
 import type { AdmissionResponse } from '../../src/admission/review.ts'
 import { createAdmission } from '../../src/admission/webhook.ts'
 import { ClusterReadError } from '../../src/cluster/view.ts'
@@ -165,7 +166,11 @@ t.test('observe: the patch is recorded, not returned', async (t) => {
   t.same(auditRecords(response, 'mutation_observed'), [
     { op: 'add', path: '/metadata/annotations' },
   ])
-  t.match(outcome.verdict, { kind: 'admitted', patch: [{ op: 'add' }] }, 'the verdict has it')
+  t.match(
+    outcome.decision?.verdict,
+    { kind: 'admitted', patch: [{ op: 'add' }] },
+    'the verdict has it',
+  )
 
   // A proxy Deployment: every change listed by path, none applied, no warning about a change
   // that is not made (the stdio cap).

@@ -90,7 +90,7 @@ t.test('the object a mutating rule hands over is its own patch applied (the orac
     withManagedFields(runConfigFor('MCPServer', 'demo')),
   ]) {
     const outcome = await admission.review(review(object), 'mutate')
-    const verdict = outcome.ok ? outcome.verdict : undefined
+    const verdict = outcome.ok ? outcome.decision?.verdict : undefined
     if (verdict?.kind !== 'admitted') throw new Error('not admitted')
     t.ok(verdict.patch.length > 0, `${String(object['kind'])}: something to patch`)
     t.same(verdict.object, applyPatch(object, verdict.patch), String(object['kind']))

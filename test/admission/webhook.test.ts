@@ -177,7 +177,7 @@ t.test('a policy that throws yields a 500 verdict with the uid, not a crash', as
         kind: 'ConfigMap',
         subResource: '',
         operations: ['CREATE'],
-        rule: 'test-rule',
+        rule: 'runconfig-content-checksum',
         handler: mutatingHandler(
           pureMutator(() => {
             throw new Error('boom')
@@ -192,7 +192,9 @@ t.test('a policy that throws yields a 500 verdict with the uid, not a crash', as
   t.equal(answer.response.allowed, false)
   t.equal(answer.response.status?.code, 500)
   t.ok(
-    outcome.ok && outcome.error instanceof Error,
+    outcome.ok &&
+      outcome.decision?.verdict.kind === 'failed' &&
+      outcome.decision.verdict.error instanceof Error,
     'the error is handed to the caller for logging',
   )
 })
@@ -207,7 +209,7 @@ t.test('denials carry every violation in the message and in details.causes', asy
         kind: 'ConfigMap',
         subResource: '',
         operations: ['CREATE'],
-        rule: 'test-rule',
+        rule: 'webhook-config',
         handler: validatingHandler({
           gather: () => Promise.resolve(undefined),
           validate: () => ({
@@ -256,7 +258,7 @@ t.test(
           kind: 'ConfigMap',
           subResource: '',
           operations: ['CREATE'],
-          rule: 'test-rule',
+          rule: 'webhook-config',
           handler: validatingHandler({
             gather: () => Promise.resolve(undefined),
             validate: () => ({

@@ -37,7 +37,7 @@ t.test(
       const body = review(runConfigMap()) as unknown as { request: Record<string, unknown> }
       body.request['userInfo'] = { username }
       const outcome = await admission.review(body, 'mutate')
-      return outcome.ok ? outcome.writer : undefined
+      return outcome.ok ? outcome.decision?.writer : undefined
     }
     t.equal(await writerFor('system:serviceaccount:ops:thv'), 'operator')
     t.equal(await writerFor('system:serviceaccount:toolhive-system:toolhive-operator'), 'other')

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { createAdmission } from '../../src/admission/webhook.ts'
-import { admit } from '../../src/cli/admit.ts'
+import { createDecide } from '../../src/admission/decide.ts'
+import { admit } from '../../src/cli/admit-object.ts'
 import { KubeApi } from '../../src/cluster/kube-api.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import { createDevCertificates } from '../../src/http/dev-certs.ts'
@@ -34,7 +34,7 @@ t.test('label selectors keep what the API server keeps', async (t) => {
 /** `audit`'s verdict: ToolHive kinds as a CREATE, the others as an UPDATE to themselves. */
 async function audited(view: MemoryView, object: KubeObject) {
   const update = object.kind === 'ConfigMap' || object.kind === 'Deployment'
-  const verdict = await admit(createAdmission({ view }), object, {
+  const verdict = await admit(createDecide({ view }), object, {
     namespace: '',
     ...(update ? { operation: 'UPDATE', oldObject: object } : {}),
   })

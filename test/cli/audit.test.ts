@@ -6,8 +6,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
 import { parseAllDocuments } from 'yaml'
-import { createAdmission } from '../../src/admission/webhook.ts'
-import { admit } from '../../src/cli/admit.ts'
+import { createDecide } from '../../src/admission/decide.ts'
+import { admit } from '../../src/cli/admit-object.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
 import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
@@ -113,8 +113,8 @@ function stampedRunConfig(name: string): KubeObject {
 
 /** The proxy Deployment as stored once admitted: every invariant holds. */
 async function compliantDeployment(objects: KubeObject[], name: string): Promise<KubeObject> {
-  const admission = createAdmission({ view: new MemoryView(objects) })
-  const verdict = await admit(admission, proxyDeployment('MCPServer', name), { namespace: '' })
+  const decide = createDecide({ view: new MemoryView(objects) })
+  const verdict = await admit(decide, proxyDeployment('MCPServer', name), { namespace: '' })
   if (!verdict.admitted) throw new Error('the proxy Deployment is refused')
   return verdict.object
 }

@@ -61,10 +61,21 @@ export type CrdVerdict =
 
 export interface CrdCatalog {
   /**
-   * The verdict on an object of a kind the CRDs define; undefined for any other kind. Throws
-   * CrdInputError when the object's version does not compile.
+   * The verdict on an object of a kind the CRDs define (`decode`, then `validate`); undefined for
+   * any other kind. Throws CrdInputError when the object's version does not compile.
    */
   evaluate(input: CrdInput): CrdVerdict | undefined
+  /**
+   * The API server's decoding of a write, before any webhook: unknown fields pruned (named in
+   * warnings, or refused when strict), defaults applied, a status subresource's status dropped or
+   * kept. Undefined for a kind the CRDs do not define.
+   */
+  decode(input: CrdInput): CrdVerdict | undefined
+  /**
+   * The schema, CEL rules and ratcheting of an object already decoded, after the mutating
+   * webhooks: its violations and warnings. Undefined for a kind the CRDs do not define.
+   */
+  validate(input: CrdInput): CrdVerdict | undefined
   /** Whether the CRDs define the object's group and kind. */
   defines(object: KubeObject): boolean
 }
@@ -85,21 +96,37 @@ export function crdCatalog(definitions: readonly CrdDefinition[]): CrdCatalog {
   }
   const definitionOf = (object: KubeObject) =>
     byKind.get(`${groupOf(object.apiVersion) ?? ''}/${String(object.kind)}`)
+  /** The object's definition and version, or the API server's answer to a version it lacks. */
+  const versionOf = (input: CrdInput) => {
+    const definition = definitionOf(input.object)
+    if (definition === undefined) return undefined
+    const versionName = String(input.object.apiVersion).split('/')[1] ?? ''
+    const version = definition.versions.get(versionName)
+    if (version !== undefined) return { definition, version }
+    const decodeError = `no matches for kind ${JSON.stringify(definition.kind)} in version ${JSON.stringify(String(input.object.apiVersion))}`
+    return { refusal: { allowed: false, decodeError, warnings: [] } as const }
+  }
+  const decode = (input: CrdInput): CrdVerdict | undefined => {
+    const found = versionOf(input)
+    if (found === undefined || 'refusal' in found) return found?.refusal
+    return decodeVersion(input, found.definition, found.version)
+  }
+  const validate = (input: CrdInput): CrdVerdict | undefined => {
+    const found = versionOf(input)
+    if (found === undefined || 'refusal' in found) return found?.refusal
+    const { definition, version } = found
+    return validateVersion(input, version, compiledOf(definition, version))
+  }
   return {
     defines: (object) => definitionOf(object) !== undefined,
+    decode,
+    validate,
     evaluate: (input) => {
-      const definition = definitionOf(input.object)
-      if (definition === undefined) return undefined
-      const versionName = String(input.object.apiVersion).split('/')[1] ?? ''
-      const version = definition.versions.get(versionName)
-      if (version === undefined) {
-        return {
-          allowed: false,
-          decodeError: `no matches for kind ${JSON.stringify(definition.kind)} in version ${JSON.stringify(String(input.object.apiVersion))}`,
-          warnings: [],
-        }
-      }
-      return evaluateVersion(input, definition, version, compiledOf(definition, version))
+      const decoded = decode(input)
+      if (decoded === undefined || !decoded.allowed) return decoded
+      const validated = validate({ ...input, object: decoded.object })
+      if (validated === undefined) return undefined // unreachable: decode found the version
+      return { ...validated, warnings: [...decoded.warnings, ...validated.warnings] }
     },
   }
 }
@@ -122,11 +149,10 @@ function compileVersion(definition: CrdDefinition, version: CrdVersion): Compile
   }
 }
 
-function evaluateVersion(
+function decodeVersion(
   input: CrdInput,
   definition: CrdDefinition,
   version: CrdVersion,
-  { validate, rules }: CompiledVersion,
 ): CrdVerdict {
   const decoded = pruneAndDefault(input.object, version.schema)
   const unknown = decoded.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`)
@@ -143,24 +169,38 @@ function evaluateVersion(
     ...(input.strict === true ? [] : unknown),
   ]
   const object: JsonObject = decoded.value
-  const old =
-    input.operation === 'UPDATE' && input.oldObject !== undefined
-      ? pruneAndDefault(input.oldObject, version.schema).value
-      : undefined
   if (version.statusSubresource) {
     // The main resource's writes never set status: CREATE drops it, UPDATE keeps the stored one.
+    const old = storedOf(input, version)
     delete object.status
     if (old !== undefined && Object.hasOwn(old, 'status')) object.status = old.status
   }
+  return { allowed: true, object, warnings }
+}
+
+function validateVersion(
+  input: CrdInput,
+  version: CrdVersion,
+  { validate, rules }: CompiledVersion,
+): CrdVerdict {
+  const object = input.object
+  const warnings: string[] = []
   const violations = validate(object) ? [] : schemaViolations(object, validate.errors ?? [])
   violations.push(...structureViolations(object, version.schema))
   if (violations.some((v) => BLOCKING.has(v.type))) {
     violations.push(RULES_SKIPPED)
   } else if (rules !== undefined) {
-    const cel = celViolations(rules, object, old)
+    const cel = celViolations(rules, object, storedOf(input, version))
     violations.push(...cel.violations)
     warnings.push(...cel.warnings)
   }
   if (violations.length > 0) return { allowed: false, violations, warnings }
   return { allowed: true, object, warnings }
+}
+
+/** The stored object of an UPDATE as the API server holds it (decoded), which ratcheting reads. */
+function storedOf(input: CrdInput, version: CrdVersion): JsonObject | undefined {
+  return input.operation === 'UPDATE' && input.oldObject !== undefined
+    ? pruneAndDefault(input.oldObject, version.schema).value
+    : undefined
 }
