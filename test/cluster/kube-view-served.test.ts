@@ -233,8 +233,8 @@ t.test('a live read does not wait on a hung discovery past its deadline', async 
   } as unknown as KubeApi
   const view = new KubeView({ api: hung, logger: pino({ level: 'silent' }) })
   t.teardown(() => view.stop())
-  const started = Date.now()
-  // As admission reads: under withDeadline (here 100 ms instead of 2 s).
+  // As admission reads: under withDeadline (here 100 ms instead of 2 s). The API never answers,
+  // so without the deadline this would wait until the test's timeout.
   await t.rejects(
     withDeadline(
       (signal) =>
@@ -247,5 +247,4 @@ t.test('a live read does not wait on a hung discovery past its deadline', async 
         'cannot read MCPServer team/demo from the API server: GET /apis/toolhive.stacklok.dev: no answer before the deadline',
     },
   )
-  t.ok(Date.now() - started < 1_000, 'answered at the deadline, in-band')
 })

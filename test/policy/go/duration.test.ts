@@ -130,9 +130,9 @@ t.test('issue 17: durations Go accepts', async (t) => {
   }
 })
 
-t.test('a huge duration string is rejected in linear time', async (t) => {
-  const started = performance.now()
+// No clock here: a timed assertion fails on a loaded machine. A parser quadratic in these lengths
+// (10^12 steps and more) would not finish within the test's timeout (.taprc), which fails it.
+t.test('a huge duration string is rejected, not parsed for ever', async (t) => {
   t.notOk(parseGoDuration(`0.${'1'.repeat(6_000_000)}`).ok)
   t.notOk(parseGoDuration(`${'1s'.repeat(500_000)}x`).ok)
-  t.ok(performance.now() - started < 5_000)
 })

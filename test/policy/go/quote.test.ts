@@ -47,8 +47,8 @@ t.test('strconv.IsPrint', async (t) => {
   t.ok(isGoPrintable(0x1fae8), 'assigned in Unicode 15.0')
 })
 
-t.test('a huge value is quoted in linear time', async (t) => {
-  const started = performance.now()
+// No clock here (a timed assertion fails on a loaded machine): quadratic quoting of 6 MB would not
+// finish within the test's timeout (.taprc), which fails it.
+t.test('a huge value is quoted, not for ever', async (t) => {
   t.equal(goQuote('a'.repeat(6_000_000)).length, 6_000_002)
-  t.ok(performance.now() - started < 2_000)
 })

@@ -60,10 +60,10 @@ t.test('Hostname strips the port and the brackets', async (t) => {
   for (const [host, name] of cases) t.equal(goHostname(host), name, host)
 })
 
-t.test('a megabyte-long URL parses in linear time', async (t) => {
+// No clock here (a timed assertion fails on a loaded machine): a parser quadratic in 6 MB would not
+// finish within the test's timeout (.taprc), which fails it.
+t.test('a megabyte-long URL parses, not for ever', async (t) => {
   const long = `https://host/${'a'.repeat(6_000_000)}`
-  const started = performance.now()
   t.ok(parseGoUrl(long).ok)
   t.notOk(parseGoUrl(`https://host:${'9'.repeat(6_000_000)}x/`).ok, 'an invalid port')
-  t.ok(performance.now() - started < 5_000, 'well under the API server timeout')
 })
