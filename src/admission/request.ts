@@ -1,14 +1,12 @@
-/** Builds AdmissionReview requests for objects, as the API server would (CLI `check` and tests). */
+/**
+ * Builds admission requests for objects, as the API server would (the CLI's writes, and tests); an
+ * AdmissionReview envelope around one is the tests' to build (test/helpers/objects.ts).
+ */
 
 import { randomUUID } from 'node:crypto'
 import { LIVE_ONLY_RESOURCES, VIEW_RESOURCES } from '../cluster/resources.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import type {
-  AdmissionRequest,
-  AdmissionReviewRequest,
-  GroupVersionKind,
-  Operation,
-} from './review.ts'
+import type { AdmissionRequest, GroupVersionKind, Operation } from './review.ts'
 
 /** Resources whose plural is not the lower-cased kind plus `s`. */
 const IRREGULAR_PLURALS: Record<string, string> = {
@@ -70,9 +68,4 @@ export function requestFor(
     oldObject: options.oldObject ?? null,
     dryRun: false,
   }
-}
-
-/** Wraps a request in an `admission.k8s.io/v1` review. */
-export function reviewOf(request: AdmissionRequest): AdmissionReviewRequest {
-  return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request }
 }

@@ -5,7 +5,8 @@
  */
 
 import t from 'tap'
-import { requestFor, reviewOf } from '../../src/admission/request.ts'
+import { requestFor } from '../../src/admission/request.ts'
+import { reviewOf } from '../helpers/objects.ts'
 import { LIMIT } from './reviews.ts'
 import type { Body } from './reviews.ts'
 import {

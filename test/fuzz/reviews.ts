@@ -7,7 +7,8 @@
  */
 
 import fc from 'fast-check'
-import { requestFor, reviewOf } from '../../src/admission/request.ts'
+import { requestFor } from '../../src/admission/request.ts'
+import { reviewOf } from '../helpers/objects.ts'
 import type { AdmissionReviewRequest, Operation, WebhookName } from '../../src/admission/review.ts'
 import { BODY_LIMIT_BYTES } from '../../src/http/app.ts'
 import { setOwn } from '../../src/policy/kube/object.ts'

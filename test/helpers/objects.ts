@@ -1,8 +1,9 @@
 /** Builders for the objects and reviews tests send. */
 
-import { requestFor, reviewOf } from '../../src/admission/request.ts'
+import { requestFor } from '../../src/admission/request.ts'
 import type { PatchOperation } from '../../src/admission/patch.ts'
 import type {
+  AdmissionRequest,
   AdmissionResponse,
   AdmissionReviewRequest,
   Operation,
@@ -34,6 +35,11 @@ export function runConfigMap(
     data: overrides.data ?? { 'runconfig.json': '{\n  "name": "demo"\n}' },
     ...(overrides.binaryData === undefined ? {} : { binaryData: overrides.binaryData }),
   }
+}
+
+/** Wraps a request in an `admission.k8s.io/v1` review, as the API server sends it. */
+export function reviewOf(request: AdmissionRequest): AdmissionReviewRequest {
+  return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request }
 }
 
 /**
