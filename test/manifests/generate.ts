@@ -16,14 +16,17 @@
  * own labels and `# Source:` lines are dropped. The Namespace, which the chart leaves to its user,
  * is added to the base.
  *
- * First it writes the chart's one generated file, `templates/_toolhive-kinds.tpl`, from the kind
- * table (kinds-template.ts): the ToolHive rules of the webhooks and the RBAC, which webhooks.yaml
- * and rbac.yaml include. So the render below already names every kind and version of the table.
+ * First it writes the chart's generated parts from the tables (chart-sources.ts): the webhook
+ * configurations, `templates/webhooks.yaml`, and the `webhooks` entries of values.yaml and
+ * values.schema.json from the webhook table (webhooks-template.ts), each webhook sent what the
+ * rules it serves match (the rule table); and `templates/_toolhive-kinds.tpl`, the ToolHive rules
+ * of those webhooks and of the RBAC, from the kind and rule tables (kinds-template.ts). So the
+ * render below already says what the tables say.
  *
  * Every generated file starts with a header naming its source and the command, and the digests of
  * the chart and of the rest of the file: test/manifests/generated.test.ts fails without helm on a
- * file edited by hand or a chart changed since, and test/e2e/chart.test.ts regenerates everything
- * and compares.
+ * file edited by hand or a chart changed since (and on a generated part of the chart that is not
+ * what the tables generate now), and test/e2e/chart.test.ts regenerates everything and compares.
  */
 
 import { createHash } from 'node:crypto'
@@ -36,7 +39,7 @@ import { parseAllDocuments, stringify } from 'yaml'
 import type { Document } from 'yaml'
 import { ensureHelm, helmFor, mustHelm } from '../e2e/harness/helm.ts'
 import type { Helm } from '../e2e/harness/helm.ts'
-import { KINDS_TEMPLATE, kindsTemplate, kindsTemplateProblem } from './kinds-template.ts'
+import { sourceStates } from './chart-sources.ts'
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url))
 export const MANIFESTS_DIR = join(REPO, 'manifests')
@@ -497,23 +500,16 @@ export function differences(committed: GeneratedFiles, generated: GeneratedFiles
   return out
 }
 
-/** The committed kinds template, or undefined when there is none. */
-export async function committedKindsTemplate(): Promise<string | undefined> {
-  return readFile(join(MANIFESTS_DIR, KINDS_TEMPLATE), 'utf8').catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  })
-}
-
 async function main(args: readonly string[]): Promise<number> {
   const check = args.includes('--check')
   const log = (line: string) => process.stderr.write(`${line}\n`)
-  // The chart's generated template first: the render below includes it.
-  const template = kindsTemplate()
-  const templateProblem = kindsTemplateProblem(await committedKindsTemplate(), template)
-  if (templateProblem !== undefined && !check) {
-    await writeFile(join(MANIFESTS_DIR, KINDS_TEMPLATE), template)
-    log(`wrote manifests/${KINDS_TEMPLATE}`)
+  // The chart's generated parts first: the render below includes them.
+  const sources = await sourceStates()
+  for (const { source, generated, problem } of sources) {
+    if (problem === undefined || check) continue
+    if (generated === undefined) throw new Error(problem)
+    await writeFile(join(MANIFESTS_DIR, source.path), generated)
+    log(`wrote manifests/${source.path}`)
   }
   const helm = await helmFor(process.env['E2E_HELM'] || (await ensureHelm(log)))
   let generated: GeneratedFiles
@@ -524,8 +520,8 @@ async function main(args: readonly string[]): Promise<number> {
   }
   const committed = await committedFiles()
   const stale = differences(committed, generated)
-  if (check && templateProblem !== undefined) stale.unshift(templateProblem)
   if (check) {
+    stale.unshift(...sources.flatMap(({ problem }) => (problem === undefined ? [] : [problem])))
     for (const line of stale) log(line)
     log(stale.length === 0 ? 'manifests: up to date' : `manifests: out of date, run \`${COMMAND}\``)
     return stale.length === 0 ? 0 : 1

@@ -3,22 +3,28 @@
  * test/manifests/generate.ts), checked here without helm by their headers: every file but the
  * chart's carries one, its digest of the rest of the file still holds (no edit by hand), and its
  * digest of the chart is the chart's now (no chart change left unrendered). test/e2e/chart.test.ts
- * renders the chart with a real helm and compares whole files. The chart's own generated file,
- * the ToolHive rules and RBAC (kinds-template.ts), is compared whole with what the kind table
- * generates now, which needs no helm either.
+ * renders the chart with a real helm and compares whole files. The chart's own generated parts
+ * (chart-sources.ts: webhooks.yaml and the ToolHive rules and RBAC whole, the webhooks sections
+ * of values.yaml and values.schema.json) are compared with what the tables generate now, which
+ * needs no helm either.
  */
 
 import t from 'tap'
 import { TOOLHIVE_KIND_TABLE } from '../../src/policy/kinds.ts'
+import { RULE_TABLE } from '../../src/policy/rules.ts'
+import { WEBHOOK_TABLE } from '../../src/policy/webhooks.ts'
+import type { WebhookId } from '../../src/policy/webhooks.ts'
+import { CHART_SOURCES, committedText, sourceState, sourceStates } from './chart-sources.ts'
+import { CHART, COMMAND, chartDigest, committedFiles, headerProblem } from './generate.ts'
+import { KINDS_TEMPLATE, kindsTemplate } from './kinds-template.ts'
 import {
-  CHART,
-  COMMAND,
-  chartDigest,
-  committedFiles,
-  committedKindsTemplate,
-  headerProblem,
-} from './generate.ts'
-import { KINDS_TEMPLATE, kindsTemplate, kindsTemplateProblem } from './kinds-template.ts'
+  VALUES,
+  VALUES_SCHEMA,
+  WEBHOOKS_TEMPLATE,
+  webhooksTemplate,
+  withWebhookSchema,
+  withWebhookValues,
+} from './webhooks-template.ts'
 
 const chart = await chartDigest()
 const files = await committedFiles()
@@ -46,33 +52,129 @@ t.test('the header check notices a hand edit, a missing header and a changed cha
   )
 })
 
-t.test("the chart's ToolHive rules and RBAC are what the kind table generates now", async (t) => {
-  const committed = await committedKindsTemplate()
-  t.equal(
-    kindsTemplateProblem(committed, kindsTemplate()),
-    undefined,
-    `manifests/${KINDS_TEMPLATE}`,
+t.test("the chart's generated parts are what the tables generate now", async (t) => {
+  const states = await sourceStates()
+  t.same(
+    states.map(({ source }) => source.path),
+    [KINDS_TEMPLATE, WEBHOOKS_TEMPLATE, VALUES, VALUES_SCHEMA],
   )
+  for (const { source, problem } of states) t.equal(problem, undefined, `manifests/${source.path}`)
 })
 
-t.test('the kinds template check notices a hand edit, a changed table and no file', async (t) => {
+/** The state of the chart source at `path` were its committed text `edit`ed. */
+async function edited(path: string, edit: (text: string) => string) {
+  const source = CHART_SOURCES.find((source) => source.path === path)!
+  const text = await committedText(path)
+  if (text === undefined) throw new Error(`no manifests/${path}`)
+  t.not(edit(text), text, `the edit of manifests/${path} changes it`)
+  return sourceState(source, edit(text))
+}
+
+t.test('a hand edit of a generated template is reported with the command', async (t) => {
+  for (const [path, edit] of [
+    [KINDS_TEMPLATE, (text: string) => text.replace('[v1beta1, v1alpha1]', '[v1alpha1]')],
+    [
+      WEBHOOKS_TEMPLATE,
+      (text: string) => text.replace('"webhook" "validate"', '"webhook" "mutate"'),
+    ],
+    [WEBHOOKS_TEMPLATE, (text: string) => text.replace('[CREATE, UPDATE]', '[CREATE]')],
+  ] as const) {
+    const { problem, generated } = await edited(path, edit)
+    t.equal(
+      problem,
+      `manifests/${path} differs from what is generated (edited by hand, or a table changed since): change ${CHART_SOURCES.find((source) => source.path === path)?.tables}, not the file, and run \`${COMMAND}\``,
+    )
+    t.equal(generated, await committedText(path), 'and the command writes it back')
+  }
+  const headless = await edited(WEBHOOKS_TEMPLATE, (text) => text.slice(text.indexOf('*/')))
+  t.match(headless.problem, `manifests/${WEBHOOKS_TEMPLATE} has no generated header`)
+  const missing = await sourceState(CHART_SOURCES[1]!, undefined)
+  t.equal(missing.problem, `manifests/${WEBHOOKS_TEMPLATE} is missing: run \`${COMMAND}\``)
+})
+
+t.test('a table change makes the generated templates stale', async (t) => {
   const generated = kindsTemplate()
-  t.match(
-    kindsTemplateProblem(generated.replace('[v1beta1, v1alpha1]', '[v1alpha1]'), generated),
-    `manifests/${KINDS_TEMPLATE} differs from what the kind table generates`,
-  )
-  // A version added to the table changes the file: the committed one is then stale.
+  // A version added to the kind table, an operation added to a rule, a webhook renamed.
   const withVersion = TOOLHIVE_KIND_TABLE.map((entry) => ({
     ...entry,
     versions: ['v1', ...entry.versions],
   }))
-  t.match(
-    kindsTemplateProblem(generated, kindsTemplate(withVersion)),
-    `manifests/${KINDS_TEMPLATE} differs from what the kind table generates`,
+  t.not(kindsTemplate(withVersion), generated)
+  t.not(webhooksTemplate(undefined, undefined, withVersion), webhooksTemplate())
+  const withDelete = RULE_TABLE.map((rule) =>
+    rule.name === 'proxy-deployment'
+      ? { ...rule, operations: ['CREATE', 'UPDATE', 'DELETE'] as const }
+      : rule,
   )
   t.match(
-    kindsTemplateProblem(generated.slice(generated.indexOf('*/')), generated),
-    'no generated header',
+    webhooksTemplate(undefined, withDelete),
+    /resources: \[deployments\]\n *operations: \[CREATE, UPDATE, DELETE\]/,
   )
-  t.match(kindsTemplateProblem(undefined, generated), 'is missing: run `npm run manifests`')
+  const renamed = WEBHOOK_TABLE.map((webhook) => ({ ...webhook, name: `x-${webhook.name}` }))
+  t.not(webhooksTemplate(renamed), webhooksTemplate())
 })
+
+t.test(
+  "the values files' webhooks sections: a hand edit is reported, the rest is not",
+  async (t) => {
+    const valuesProblem = `manifests/${VALUES}, the \`webhooks:\` key, its comment and entries, differs from what is generated (edited by hand, or a table changed since): change the webhook table (src/policy/webhooks.ts), not the file, and run \`${COMMAND}\``
+    for (const edit of [
+      (text: string) => text.replace(/( {2}workloads:\n {4}failurePolicy: )Ignore/, '$1Fail'),
+      (text: string) =>
+        text.replace(/( {2}runConfigs:\n {4}failurePolicy: Fail\n {4}timeoutSeconds: )5/, '$17'),
+      (text: string) => text.replace('  # -- Proxy Deployments', '  # -- The proxy Deployments'),
+      (text: string) =>
+        text.replace('\nwebhooks:\n', '\nwebhooks:\n  extra:\n    failurePolicy: Fail\n'),
+    ]) {
+      const { problem, generated } = await edited(VALUES, edit)
+      t.equal(problem, valuesProblem)
+      t.equal(generated, await committedText(VALUES), 'and the command writes it back in place')
+    }
+    t.equal(
+      (await edited(VALUES, (text) => text.replace('replicas: 2', 'replicas: 3'))).problem,
+      undefined,
+      'the rest is hand-written',
+    )
+    t.match(
+      (await edited(VALUES, (text) => text.replace('\nwebhooks:', '\nhooks:'))).problem,
+      'has 0 top-level `webhooks:` keys, not one',
+    )
+
+    const schemaProblem = `manifests/${VALUES_SCHEMA}, the "webhooks" property, differs from what is generated`
+    for (const edit of [
+      (text: string) => text.replace('"deploymentsScale", ', ''),
+      (text: string) =>
+        text.replace(
+          '"workloads": { "$ref": "#/definitions/webhook" }',
+          '"workloads": { "type": "object" }',
+        ),
+    ]) {
+      const { problem, generated } = await edited(VALUES_SCHEMA, edit)
+      t.match(problem, schemaProblem)
+      t.equal(
+        generated,
+        await committedText(VALUES_SCHEMA),
+        'and the command writes it back in place',
+      )
+    }
+    t.equal(
+      (
+        await edited(VALUES_SCHEMA, (text) =>
+          text.replace(
+            '"replicas": { "type": "integer", "minimum": 1 }',
+            '"replicas": { "type": "integer", "minimum": 2 }',
+          ),
+        )
+      ).problem,
+      undefined,
+      'the rest is hand-written',
+    )
+    // A table change makes both stale: a webhook's default timeout, a webhook added.
+    const values = (await committedText(VALUES))!
+    const schema = (await committedText(VALUES_SCHEMA))!
+    const slower = WEBHOOK_TABLE.map((webhook) => ({ ...webhook, timeoutSeconds: 7 }))
+    t.not(await withWebhookValues(values, slower), values)
+    const more = [...WEBHOOK_TABLE, { ...WEBHOOK_TABLE[0], id: 'extra' as WebhookId }]
+    t.match(await withWebhookSchema(schema, more), '"extra": { "$ref": "#/definitions/webhook" }')
+  },
+)
