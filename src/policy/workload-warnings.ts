@@ -8,7 +8,7 @@
 
 import { isRecord } from './kube/object.ts'
 import { WORKLOAD_KINDS } from './kinds.ts'
-import { isStdioServer } from './proxy-owner.ts'
+import { cappedTransportOf } from './proxy-owner.ts'
 import type { ValidationInput } from './result.ts'
 import { webhookConfigRefName } from './webhook-config-ref.ts'
 
@@ -32,9 +32,10 @@ export function workloadWarnings(input: ValidationInput, facts: WorkloadFacts): 
   const replicas = Number.isInteger(spec.replicas) ? (spec.replicas as number) : 0
   const storage = spec.sessionStorage
   const redis = isRecord(storage) && storage.provider === 'redis'
-  if (replicas > 1 && isStdioServer(object)) {
+  const capped = cappedTransportOf(object)
+  if (replicas > 1 && capped !== undefined) {
     warnings.push(
-      `spec.replicas: stdio transport supports 1 replica; the proxy will run 1, not ${replicas}`,
+      `spec.replicas: ${capped} transport supports 1 replica; the proxy will run 1, not ${replicas}`,
     )
   } else if (replicas > 1 && !redis) {
     // Skipped for stdio: capped at one replica, there is no session to share.
