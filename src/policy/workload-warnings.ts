@@ -9,13 +9,14 @@
 import { isRecord } from './kube/object.ts'
 import { WORKLOAD_KINDS } from './kinds.ts'
 import { cappedTransportOf } from './proxy-owner.ts'
+import { referencesIn } from './references.ts'
+import type { ReferenceTarget } from './references.ts'
 import type { ValidationInput } from './result.ts'
-import { webhookConfigRefName } from './webhook-config-ref.ts'
 
 /** What the rule needs from the cluster; absent facts are unknown and warn about nothing. */
 export interface WorkloadFacts {
-  /** Whether the MCPWebhookConfig named by `spec.webhookConfigRef.name` exists in the namespace. */
-  readonly webhookConfigExists?: boolean
+  /** The objects its references name that are known not to exist in the namespace. */
+  readonly missing?: readonly ReferenceTarget[]
 }
 
 /**
@@ -43,11 +44,10 @@ export function workloadWarnings(input: ValidationInput, facts: WorkloadFacts): 
       `spec.replicas: ${replicas} replicas without redis sessionStorage; sessions are not shared across replicas`,
     )
   }
-  const refName = webhookConfigRefName(object)
-  if (facts.webhookConfigExists === false && refName !== undefined) {
-    warnings.push(
-      `spec.webhookConfigRef.name: MCPWebhookConfig ${JSON.stringify(refName)} does not exist in this namespace`,
-    )
+  const missing = facts.missing ?? []
+  for (const { path, kind, name } of referencesIn(object)) {
+    if (missing.some((target) => target.kind === kind && target.name === name))
+      warnings.push(`${path}: ${kind} ${JSON.stringify(name)} does not exist in this namespace`)
   }
   return warnings
 }

@@ -175,7 +175,9 @@ const scaleFacts: fc.Arbitrary<ScaleFacts> = fc.record({
 
 const workloadFacts: fc.Arbitrary<WorkloadFacts> = fc.oneof(
   fc.constant({}),
-  fc.boolean().map((exists) => ({ webhookConfigExists: exists })),
+  fc.boolean().map((exists) => ({
+    missing: exists ? [] : [{ kind: 'MCPWebhookConfig' as const, name: 'demo' }],
+  })),
 )
 
 const VIEW_KINDS: readonly ViewKind[] = [
