@@ -7,8 +7,8 @@
  */
 
 import type { Logger } from 'pino'
-import type { ToolHiveKind } from '../policy/kinds.ts'
-import { isToolHiveKind } from '../policy/kinds.ts'
+import type { KindTable, ToolHiveKind } from '../policy/kinds.ts'
+import { isToolHiveKind, toolHiveKind } from '../policy/kinds.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { errorMessage } from '../policy/messages/render.ts'
 import { referrersIn, referringKinds, sortReferrers } from '../policy/references.ts'
@@ -38,6 +38,8 @@ export const SYNC_GRACE_MS = 30_000
 interface KubeViewOptions {
   readonly api: KubeApi
   readonly logger: Logger
+  /** The kind table, for what readiness waits for (tests pass their own). */
+  readonly kinds?: KindTable
   /** Fixed resources (tests, benchmarks); without them the served kinds are discovered. */
   readonly resources?: readonly ViewResource[]
   readonly reflector?: ReflectorOptions
@@ -135,24 +137,33 @@ export class KubeView implements ClusterView {
   }
 
   /**
-   * Every served kind's cache has listed (for `kind`: that kind's, false when it is not served).
-   * Before discovery has answered once, nothing is known and the view is not synced.
+   * Every served kind's cache that readiness waits for has listed (for `kind`: that kind's, false
+   * when it is not served). Before discovery has answered once, nothing is known and the view is
+   * not synced.
    */
   isSynced(kind?: ToolHiveKind): boolean {
     if (kind !== undefined) return this.#watches.get(kind)?.reflector.synced === true
-    return this.#known() && [...this.#watches.values()].every((watch) => watch.reflector.synced)
+    return this.#known() && this.#awaited().every((watch) => watch.reflector.synced)
   }
 
   /**
-   * The view can answer now: the served kinds are known, and each one's cache has listed, or held
-   * the kind before it moved version, or has been given up on (its reads go to the API server).
+   * The view can answer now: the served kinds are known, and each one readiness waits for has
+   * listed, or held the kind before it moved version, or has been given up on (its reads go to
+   * the API server).
    */
   isReady(): boolean {
     return (
       this.#known() &&
-      [...this.#watches.values()].every(
+      this.#awaited().every(
         (watch) => watch.reflector.synced || watch.inheritedSync || watch.degraded !== undefined,
       )
+    )
+  }
+
+  /** The watches readiness waits for: their kind's entry says so (the rest are watched all the same). */
+  #awaited(): KindWatch[] {
+    return [...this.#watches.values()].filter(
+      (watch) => toolHiveKind(watch.resource.kind, this.#options.kinds)?.view.readinessWaits,
     )
   }
 
