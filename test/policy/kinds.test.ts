@@ -12,11 +12,13 @@ import { VIEW_RESOURCES, resourcePath } from '../../src/cluster/resources.ts'
 import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
 import { generationEnvEntry } from '../../src/policy/generation-env.ts'
 import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE, WORKLOAD_KINDS } from '../../src/policy/kinds.ts'
-import type { ToolHiveKindEntry } from '../../src/policy/kinds.ts'
+import type { KindTable, ToolHiveKindEntry } from '../../src/policy/kinds.ts'
+import { parsePathPattern } from '../../src/policy/kube/path-patterns.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { mutateProxyDeployment } from '../../src/policy/proxy-deployment.ts'
 import { proxyOwnerOf, runConfigMapName } from '../../src/policy/proxy-owner.ts'
+import { keptPaths } from '../../src/policy/references.ts'
 import { CONDITION_TYPES, desiredStatus } from '../../src/policy/status-conditions.ts'
 import { capStdioScale } from '../../src/policy/stdio-scale.ts'
 import { RECONCILED_KINDS } from '../../src/reconciler/reconcile.ts'
@@ -58,6 +60,24 @@ for (const entry of TOOLHIVE_KIND_TABLE) {
     t.equal(desiredStatus(object)?.conditions.length, entry.conditions.length, 'its conditions')
   })
 }
+
+t.test('references and keep-lists are well formed', async (t) => {
+  const kinds = TOOLHIVE_KIND_TABLE.map((entry) => entry.kind as string)
+  for (const entry of TOOLHIVE_KIND_TABLE as KindTable) {
+    for (const [version, references] of Object.entries(entry.references ?? {})) {
+      t.ok(entry.versions.includes(version), `${entry.kind}: ${version} is one of its versions`)
+      for (const { path, target, protectedBy } of references) {
+        t.doesNotThrow(() => parsePathPattern(path), `${entry.kind} ${path}`)
+        t.match(path, /(^|\.)[A-Za-z]+$/, `${path} ends on the name field`)
+        const targets = 'kind' in target ? [target.kind] : target.allowed
+        t.ok(targets.length > 0 && targets.every((kind) => kinds.includes(kind)), 'table kinds')
+        if (protectedBy) t.match(protectedBy.since, /^v\d+\.\d+\.\d+$/, 'a release')
+      }
+    }
+    for (const path of keptPaths(entry))
+      t.doesNotThrow(() => parsePathPattern(path), `${entry.kind} keeps ${path}`)
+  }
+})
 
 t.test('status rules name the conditions of DESIGN §6', async (t) => {
   const typesOf = (kind: string) =>
