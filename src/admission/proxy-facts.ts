@@ -8,9 +8,14 @@
  */
 
 import type { ClusterView } from '../cluster/view.ts'
-import { runConfigMapName } from '../policy/names.ts'
+import { TRANSPORT_CAPPED_KINDS } from '../policy/kinds.ts'
 import type { ProxyDeploymentFacts } from '../policy/proxy-deployment.ts'
-import { isSameOwner, isStdioServer, proxyOwnerOf } from '../policy/proxy-owner.ts'
+import {
+  cappedTransportOf,
+  isSameOwner,
+  proxyOwnerOf,
+  runConfigMapName,
+} from '../policy/proxy-owner.ts'
 import type { ScaleFacts } from '../policy/stdio-scale.ts'
 import { withDeadline } from './deadline.ts'
 import type { AdmissionRequest } from './review.ts'
@@ -29,7 +34,7 @@ export async function gatherProxyDeploymentFacts(
     Promise.all([
       view.get({ kind: reference.kind, namespace, name: reference.name }, { live: true, signal }),
       view.get(
-        { kind: 'ConfigMap', namespace, name: runConfigMapName(reference.kind, reference.name) },
+        { kind: 'ConfigMap', namespace, name: runConfigMapName(reference) },
         { live: true, signal },
       ),
     ]),
@@ -37,16 +42,18 @@ export async function gatherProxyDeploymentFacts(
   return { owner, runConfigMap, stored: request.oldObject ?? undefined }
 }
 
-/** What a Scale of anything but a stdio MCPServer's proxy needs: nothing. */
+/** What a Scale of anything but a capped-transport (stdio MCPServer) proxy needs: nothing. */
 const NOTHING_TO_CAP: ScaleFacts = { deployment: undefined, owner: undefined }
 
 /**
- * The Deployment behind a `deployments/scale` request and its owner. A proxy Deployment is named
- * like its owner (DESIGN §3), so once the MCPServer cache has synced, a Scale with no stdio
- * MCPServer of its name is answered from the cache alone: an autoscaler acting on remote proxies
- * costs the API server nothing; and where no MCPServer is served at all, nothing is read. When one might exist, the Deployment is read live (Deployments are not cached)
- * and the owner taken from the cache when it is the incarnation the Deployment names: only the
- * transport matters here, and a scale does not race the operator's config changes.
+ * The Deployment behind a `deployments/scale` request and its owner. Only the proxies of the kinds
+ * with a transport cap (MCPServer) are capped, and a proxy Deployment is named like its owner
+ * (docs/enforcement.md), so once those kinds' caches have synced, a Scale with no capped owner of
+ * its name is answered from the cache alone: an autoscaler acting on remote proxies costs the API
+ * server nothing; and where no such kind is served at all, nothing is read. When one might exist, the
+ * Deployment is read live (Deployments are not cached) and the owner taken from the cache when it
+ * is the incarnation the Deployment names: only the transport matters here, and a scale does not
+ * race the operator's config changes.
  */
 export async function gatherScaleFacts(
   request: AdmissionRequest,
@@ -54,11 +61,15 @@ export async function gatherScaleFacts(
 ): Promise<ScaleFacts> {
   const namespace = request.namespace ?? ''
   const name = request.name ?? ''
-  // No MCPServer served, none can own this Deployment: only MCPServers are capped.
-  if (!view.serves('MCPServer')) return NOTHING_TO_CAP
-  if (view.isSynced('MCPServer')) {
-    const server = await view.get({ kind: 'MCPServer', namespace, name }, { cacheOnly: true })
-    if (!server || !isStdioServer(server)) return NOTHING_TO_CAP
+  // None of these kinds served, none can own a capped proxy.
+  const capped = TRANSPORT_CAPPED_KINDS.filter((kind) => view.serves(kind))
+  if (capped.length === 0) return NOTHING_TO_CAP
+  if (capped.every((kind) => view.isSynced(kind))) {
+    const owners = await Promise.all(
+      capped.map((kind) => view.get({ kind, namespace, name }, { cacheOnly: true })),
+    )
+    if (!owners.some((owner) => owner && cappedTransportOf(owner) !== undefined))
+      return NOTHING_TO_CAP
   }
   return withDeadline(async (signal) => {
     const live = { live: true, signal }

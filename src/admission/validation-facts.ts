@@ -1,50 +1,63 @@
 /** What the DESIGN §5 validators need from the cluster view. */
 
 import type { ClusterView } from '../cluster/view.ts'
-import { isRecord } from '../policy/kube/object.ts'
+import { isToolHiveKind } from '../policy/kinds.ts'
+import { referencesIn } from '../policy/references.ts'
+import type { ReferenceTarget, Referrer } from '../policy/references.ts'
 import type { WorkloadFacts } from '../policy/workload-warnings.ts'
 import { withDeadline } from './deadline.ts'
 import type { AdmissionRequest } from './review.ts'
 
 /**
- * Whether the MCPWebhookConfig a workload references exists (cache, then a live read on a miss).
- * Unknown, so no warning, when the cluster does not serve MCPWebhookConfig: nothing can be looked up.
+ * Which objects a workload's references name that do not exist (cache, then a live read on a
+ * miss), each looked up once. Unknown, so no warning, where the cluster does not serve the kind
+ * named: nothing can be looked up.
  */
 export async function gatherWorkloadFacts(
   request: AdmissionRequest,
   view: ClusterView,
 ): Promise<WorkloadFacts> {
-  const spec = request.object?.spec
-  const ref = isRecord(spec) ? spec.webhookConfigRef : undefined
-  const name = isRecord(ref) ? ref.name : undefined
-  if (typeof name !== 'string' || name === '' || request.namespace === undefined) return {}
-  if (!view.serves('MCPWebhookConfig')) return {}
+  const object = request.object
+  if (!object || request.namespace === undefined) return {}
   const namespace = request.namespace
-  const config = await withDeadline((signal) =>
-    view.get({ kind: 'MCPWebhookConfig', namespace, name }, { signal }),
+  const targets = new Map<string, ReferenceTarget>()
+  for (const { kind, name } of referencesIn(object))
+    if (view.serves(kind)) targets.set(`${kind}/${name}`, { kind, name })
+  if (targets.size === 0) return {}
+  const looked = await withDeadline((signal) =>
+    Promise.all(
+      [...targets.values()].map(async (target) => ({
+        target,
+        found: await view.get({ ...target, namespace }, { signal }),
+      })),
+    ),
   )
-  return { webhookConfigExists: config !== undefined }
+  return { missing: looked.flatMap(({ target, found }) => (found ? [] : [target])) }
 }
 
-/** The config a DELETE names, and the MCPServers that reference it. */
+/** The object a DELETE names, and the objects whose references name it. */
 interface WebhookConfigDeletion {
   readonly name: string
-  readonly referencingServers: string[]
+  /** Its referrers (still named so for `routes.ts`; whatever their kind). */
+  readonly referencingServers: Referrer[]
 }
 
 /**
- * The MCPServers in the namespace that reference the config being deleted, listed live (DESIGN
- * §5.1): a reference created a moment ago, not yet in the cache, counts.
+ * The objects in the namespace whose references (the kind table's) name the object being
+ * deleted, listed live (docs/enforcement.md): a reference created a moment ago, not yet in the cache,
+ * counts.
  */
 export async function gatherReferencingServers(
   request: AdmissionRequest,
   view: ClusterView,
 ): Promise<WebhookConfigDeletion> {
   const name = request.name ?? ''
-  if (request.namespace === undefined || name === '') return { name, referencingServers: [] }
+  const kind = request.kind.kind
+  if (request.namespace === undefined || name === '' || !isToolHiveKind(kind))
+    return { name, referencingServers: [] }
   const namespace = request.namespace
   const referencingServers = await withDeadline((signal) =>
-    view.serversReferencingWebhookConfig(namespace, name, { live: true, signal }),
+    view.referrersOf({ kind, namespace, name }, { live: true, signal }),
   )
   return { name, referencingServers }
 }

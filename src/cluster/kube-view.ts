@@ -7,24 +7,25 @@
  */
 
 import type { Logger } from 'pino'
-import type { ToolHiveKind } from '../policy/kinds.ts'
-import { isToolHiveKind } from '../policy/kinds.ts'
+import type { KindTable, ToolHiveKind } from '../policy/kinds.ts'
+import { isToolHiveKind, toolHiveKind } from '../policy/kinds.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { errorMessage } from '../policy/messages/render.ts'
-import { webhookConfigRefName } from '../policy/webhook-config-ref.ts'
+import { referrersIn, referringKinds, sortReferrers } from '../policy/references.ts'
+import type { Referrer } from '../policy/references.ts'
 import { KindDiscovery } from './kind-discovery.ts'
 import { KubeApiError } from './kube-api.ts'
 import type { KubeApi } from './kube-api.ts'
 import { MemoryView, objectKey } from './memory-view.ts'
 import { Reflector } from './reflector.ts'
 import type { ReflectorOptions, ReflectorStore } from './reflector.ts'
-import { LIVE_ONLY_RESOURCES, resourcePath } from './resources.ts'
+import { LIVE_ONLY_RESOURCES, apiVersionOf, resourcePath } from './resources.ts'
 import type { ViewResource } from './resources.ts'
 import { sameResource, servedKindsOf } from './served-kinds.ts'
 import type { ServedKinds, ServedResource } from './served-kinds.ts'
 import { trimForView } from './trim.ts'
 import { ClusterReadError } from './view.ts'
-import type { ClusterView, ObjectKey, ReadOptions, ViewKind } from './view.ts'
+import type { ClusterView, ObjectKey, ReadOptions, ToolHiveKey, ViewKind } from './view.ts'
 
 /**
  * A served kind whose first list has not completed by then stops holding readiness: the view
@@ -37,6 +38,8 @@ export const SYNC_GRACE_MS = 30_000
 interface KubeViewOptions {
   readonly api: KubeApi
   readonly logger: Logger
+  /** The kind table, for what readiness waits for (tests pass their own). */
+  readonly kinds?: KindTable
   /** Fixed resources (tests, benchmarks); without them the served kinds are discovered. */
   readonly resources?: readonly ViewResource[]
   readonly reflector?: ReflectorOptions
@@ -134,24 +137,33 @@ export class KubeView implements ClusterView {
   }
 
   /**
-   * Every served kind's cache has listed (for `kind`: that kind's, false when it is not served).
-   * Before discovery has answered once, nothing is known and the view is not synced.
+   * Every served kind's cache that readiness waits for has listed (for `kind`: that kind's, false
+   * when it is not served). Before discovery has answered once, nothing is known and the view is
+   * not synced.
    */
   isSynced(kind?: ToolHiveKind): boolean {
     if (kind !== undefined) return this.#watches.get(kind)?.reflector.synced === true
-    return this.#known() && [...this.#watches.values()].every((watch) => watch.reflector.synced)
+    return this.#known() && this.#awaited().every((watch) => watch.reflector.synced)
   }
 
   /**
-   * The view can answer now: the served kinds are known, and each one's cache has listed, or held
-   * the kind before it moved version, or has been given up on (its reads go to the API server).
+   * The view can answer now: the served kinds are known, and each one readiness waits for has
+   * listed, or held the kind before it moved version, or has been given up on (its reads go to
+   * the API server).
    */
   isReady(): boolean {
     return (
       this.#known() &&
-      [...this.#watches.values()].every(
+      this.#awaited().every(
         (watch) => watch.reflector.synced || watch.inheritedSync || watch.degraded !== undefined,
       )
+    )
+  }
+
+  /** The watches readiness waits for: their kind's entry says so (the rest are watched all the same). */
+  #awaited(): KindWatch[] {
+    return [...this.#watches.values()].filter(
+      (watch) => toolHiveKind(watch.resource.kind, this.#options.kinds)?.view.readinessWaits,
     )
   }
 
@@ -323,35 +335,38 @@ export class KubeView implements ClusterView {
     if (key) for (const listener of this.#listeners) listener(key)
   }
 
-  serversReferencingWebhookConfig(
-    namespace: string,
-    configName: string,
-    options: ReadOptions = {},
-  ): Promise<string[]> {
-    if (!options.live) return this.#cache.serversReferencingWebhookConfig(namespace, configName)
-    return this.#listReferencingServers(namespace, configName, options.signal)
+  referrersOf(target: ToolHiveKey, options: ReadOptions = {}): Promise<Referrer[]> {
+    if (!options.live) return this.#cache.referrersOf(target)
+    return this.#listReferrers(target, options.signal)
   }
 
-  /** Lists the namespace's MCPServers from the API server, a page at a time. */
-  async #listReferencingServers(
-    namespace: string,
-    configName: string,
+  /** Lists the namespace's objects of every kind that may name `target`, from the API server. */
+  async #listReferrers(target: ToolHiveKey, signal: AbortSignal | undefined): Promise<Referrer[]> {
+    const lists = await Promise.all(
+      referringKinds(target.kind).map((kind) => this.#listReferrersOfKind(kind, target, signal)),
+    )
+    return sortReferrers(lists.flat())
+  }
+
+  /** One kind's objects in the target's namespace that name it, a page at a time. */
+  async #listReferrersOfKind(
+    kind: ToolHiveKind,
+    target: ToolHiveKey,
     signal: AbortSignal | undefined,
-  ): Promise<string[]> {
-    const names: string[] = []
+  ): Promise<Referrer[]> {
+    const referrers: Referrer[] = []
     let next: string | undefined
     try {
-      const resource = await this.#readableResource('MCPServer', signal)
+      const resource = await this.#readableResource(kind, signal)
       if (!resource) return []
-      const path = resourcePath(resource, { namespace })
+      const path = resourcePath(resource, { namespace: target.namespace })
       do {
         const page = await this.#api.get(path, { limit: 500, continue: next }, signal)
         const items = Array.isArray(page?.['items']) ? (page['items'] as KubeObject[]) : []
-        for (const item of items) {
-          const name = item.metadata?.name
-          if (typeof name === 'string' && webhookConfigRefName(item) === configName)
-            names.push(name)
-        }
+        // List items carry no apiVersion or kind; a reference is read at the version listed.
+        const apiVersion = apiVersionOf(resource)
+        for (const item of items)
+          referrers.push(...referrersIn({ ...item, apiVersion, kind }, target))
         const metadata = page?.['metadata'] as { continue?: unknown } | undefined
         next =
           typeof metadata?.continue === 'string' && metadata.continue !== ''
@@ -359,9 +374,9 @@ export class KubeView implements ClusterView {
             : undefined
       } while (next !== undefined)
     } catch (error) {
-      throw new ClusterReadError(`the MCPServers of namespace ${namespace}`, error)
+      throw new ClusterReadError(`the ${pluralOf(kind)} of namespace ${target.namespace}`, error)
     }
-    return names.sort()
+    return referrers
   }
 
   /** The cache's side of one kind's reflector; nothing lands once `retired()` (kind gone or moved). */
@@ -411,6 +426,11 @@ export class KubeView implements ClusterView {
 const LIVE_ONLY: ReadonlyMap<ViewKind, ViewResource> = new Map(
   LIVE_ONLY_RESOURCES.map((resource) => [resource.kind, resource]),
 )
+
+/** A kind's plural as people write it (`MCPServers`, `MCPRemoteProxies`). */
+function pluralOf(kind: string): string {
+  return kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : `${kind}s`
+}
 
 /** 401 or 403: the API server refuses this client the list, and will until someone changes RBAC. */
 function isRefusal(error: unknown): boolean {

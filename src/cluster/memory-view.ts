@@ -4,8 +4,9 @@ import { groupOf } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { TOOLHIVE_GROUP, isToolHiveKind } from '../policy/kinds.ts'
 import type { ToolHiveKind } from '../policy/kinds.ts'
-import { webhookConfigRefName } from '../policy/webhook-config-ref.ts'
-import type { ClusterView, ObjectKey, ViewKind } from './view.ts'
+import { referencesIn, referrersIn, sortReferrers } from '../policy/references.ts'
+import type { Referrer } from '../policy/references.ts'
+import type { ClusterView, ObjectKey, ToolHiveKey, ViewKind } from './view.ts'
 
 export class MemoryView implements ClusterView {
   /**
@@ -15,8 +16,11 @@ export class MemoryView implements ClusterView {
    */
   readonly #objects = new Map<ViewKind, Map<string, Map<string, KubeObject>>>()
   #size = 0
-  /** `namespace/configName` → MCPServer names, kept in step with #objects. */
-  readonly #webhookConfigRefs = new Map<string, Set<string>>()
+  /**
+   * The reverse index of the kind table's references, kept in step with #objects: `namespace/
+   * kind/name` of a target → the kinds and names of the objects that name it (their own strings).
+   */
+  readonly #referrers = new Map<string, Map<ViewKind, Set<string>>>()
 
   readonly #serves: (kind: ToolHiveKind) => boolean
 
@@ -44,12 +48,13 @@ export class MemoryView implements ClusterView {
     if (!names) namespaces.set(key.namespace, (names = new Map<string, KubeObject>()))
     names.set(key.name, object)
     this.#size++
-    const ref = webhookConfigRefOf(key, object)
-    if (ref !== undefined) {
-      const index = `${key.namespace}/${ref}`
-      let servers = this.#webhookConfigRefs.get(index)
-      if (!servers) this.#webhookConfigRefs.set(index, (servers = new Set()))
-      servers.add(key.name)
+    for (const target of referencesIn(object)) {
+      const index = indexKey(key.namespace, target)
+      let byKind = this.#referrers.get(index)
+      if (!byKind) this.#referrers.set(index, (byKind = new Map<ViewKind, Set<string>>()))
+      let referring = byKind.get(key.kind)
+      if (!referring) byKind.set(key.kind, (referring = new Set()))
+      referring.add(key.name)
     }
     return true
   }
@@ -63,8 +68,15 @@ export class MemoryView implements ClusterView {
     // A namespace emptied by deletes is dropped, so churn does not leave maps behind.
     if (names.size === 0) namespaces.delete(key.namespace)
     this.#size--
-    const ref = webhookConfigRefOf(key, previous)
-    if (ref !== undefined) this.#webhookConfigRefs.get(`${key.namespace}/${ref}`)?.delete(key.name)
+    for (const target of referencesIn(previous)) {
+      const index = indexKey(key.namespace, target)
+      const byKind = this.#referrers.get(index)
+      const referring = byKind?.get(key.kind)
+      referring?.delete(key.name)
+      // Emptied entries are dropped, so churn does not leave maps behind.
+      if (referring?.size === 0) byKind?.delete(key.kind)
+      if (byKind?.size === 0) this.#referrers.delete(index)
+    }
   }
 
   /** The keys of every held object of `kind`. */
@@ -84,9 +96,15 @@ export class MemoryView implements ClusterView {
     return Promise.resolve(this.#objects.get(key.kind)?.get(key.namespace)?.get(key.name))
   }
 
-  serversReferencingWebhookConfig(namespace: string, configName: string): Promise<string[]> {
-    const names = this.#webhookConfigRefs.get(`${namespace}/${configName}`)
-    return Promise.resolve(names ? [...names].sort() : [])
+  referrersOf(target: ToolHiveKey): Promise<Referrer[]> {
+    const referrers: Referrer[] = []
+    for (const [kind, names] of this.#referrers.get(indexKey(target.namespace, target)) ?? []) {
+      for (const name of names) {
+        const object = this.#objects.get(kind)?.get(target.namespace)?.get(name)
+        if (object) referrers.push(...referrersIn(object, target))
+      }
+    }
+    return Promise.resolve(sortReferrers(referrers))
   }
 
   serves(kind: ToolHiveKind): boolean {
@@ -118,6 +136,6 @@ export function objectKey(object: KubeObject, defaultNamespace = 'default'): Obj
   return { kind: kind as ViewKind, namespace: ns, name }
 }
 
-function webhookConfigRefOf(key: ObjectKey, object: KubeObject): string | undefined {
-  return key.kind === 'MCPServer' ? webhookConfigRefName(object) : undefined
+function indexKey(namespace: string, target: { readonly kind: string; readonly name: string }) {
+  return `${namespace}/${target.kind}/${target.name}`
 }

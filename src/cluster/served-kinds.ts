@@ -5,7 +5,7 @@
  * another version), and the service reads, watches and writes status only there.
  */
 
-import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE, isToolHiveKind } from '../policy/kinds.ts'
+import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE, entryOf, isToolHiveKind } from '../policy/kinds.ts'
 import type { ToolHiveKind } from '../policy/kinds.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import type { ViewResource } from './resources.ts'
@@ -109,18 +109,9 @@ export function describeServedChange(change: ServedChange): string {
   const at = (resource: ViewResource) => `${resource.group}/${resource.version}`
   if (after === undefined) {
     const was = before === undefined ? '' : ` (was ${at(before)})`
-    return `${kind} is not served by the cluster${was}: not listed or watched; ${WHEN_NOT_SERVED[kind]}`
+    return `${kind} is not served by the cluster${was}: not listed or watched; ${entryOf(kind).whenNotServed}`
   }
   if (before === undefined)
     return `${kind} is served at ${at(after)}: listed and watched; its rules are on`
   return `${kind} moved from ${at(before)} to ${at(after)}: read and watched at ${after.version}`
-}
-
-/** What each rule does while a kind is not served (docs/operations.md, "Kinds the cluster serves"). */
-const WHEN_NOT_SERVED: Readonly<Record<ToolHiveKind, string>> = {
-  MCPServer:
-    'a proxy Deployment naming one as its owner gets no stamp (with a warning), no Scale is capped, no MCPWebhookConfig DELETE finds a reference, no conditions are stamped',
-  MCPRemoteProxy: 'no status conditions are stamped for it',
-  VirtualMCPServer: 'no status conditions are stamped for it',
-  MCPWebhookConfig: 'no webhookConfigRef warnings, and no Valid condition is stamped',
 }

@@ -1,15 +1,24 @@
 /**
  * Trims objects to what the policies and the reconciler read before they enter the cache, so a
- * cluster of many workloads costs little memory: no managedFields, no last-applied copy, and no
- * ConfigMap data, which is reduced to its content checksum. Pure, exported beside the informer
- * the way client-node's cache.ts keeps its helpers.
+ * cluster of many workloads costs little memory: no managedFields, no last-applied copy, of a
+ * ToolHive object only the paths its kind's keep-list names (`policy/kinds.ts`), and no ConfigMap
+ * data, which is reduced to its content checksum. Pure, exported beside the informer the way
+ * client-node's cache.ts keeps its helpers.
  */
 
 import { effectiveContentChecksum } from '../policy/content-checksum.ts'
+import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
 import { isRecord, setOwn } from '../policy/kube/object.ts'
 import type { JsonObject, KubeObject } from '../policy/kube/object.ts'
+import { keepPatterns } from '../policy/kube/path-patterns.ts'
 import { ANNOTATIONS } from '../policy/names.ts'
+import { keptPaths } from '../policy/references.ts'
 import type { ViewKind } from './view.ts'
+
+/** Each ToolHive kind's kept paths, computed once. */
+const KEPT_PATHS: ReadonlyMap<ViewKind, readonly string[]> = new Map(
+  TOOLHIVE_KIND_TABLE.map((entry) => [entry.kind, keptPaths(entry)]),
+)
 
 /** Metadata fields any rule reads; everything else (managedFields, timestamps…) is dropped. */
 const KEPT_METADATA = [
@@ -46,6 +55,9 @@ export function trimForView(kind: ViewKind, object: KubeObject): KubeObject {
     metadata.annotations = annotations
     return trimmed
   }
+  const kept = KEPT_PATHS.get(kind)
+  if (kept) return keepPatterns(object, kept, trimmed)
+  // A Deployment, read live for one review: its owner is in its metadata.
   if (object.spec !== undefined) trimmed.spec = object.spec
   if (object.status !== undefined) trimmed.status = object.status
   return trimmed

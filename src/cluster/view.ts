@@ -7,6 +7,7 @@
 import type { KubeObject } from '../policy/kube/object.ts'
 import type { ToolHiveKind } from '../policy/kinds.ts'
 import { errorMessage } from '../policy/messages/render.ts'
+import type { Referrer } from '../policy/references.ts'
 
 /**
  * The kinds a view can be asked for. A cluster's view caches only the ToolHive kinds: RunConfig
@@ -19,6 +20,9 @@ export interface ObjectKey {
   readonly namespace: string
   readonly name: string
 }
+
+/** The key of a ToolHive object, which references may name. */
+export type ToolHiveKey = ObjectKey & { readonly kind: ToolHiveKind }
 
 export interface ReadOptions {
   /** Bypass any cache and read what the API server holds now (DESIGN §4.2 freshness). */
@@ -43,12 +47,11 @@ export class ClusterReadError extends Error {
 export interface ClusterView {
   /** The object, or undefined when it does not exist. */
   get(key: ObjectKey, options?: ReadOptions): Promise<KubeObject | undefined>
-  /** Names of the MCPServers in `namespace` whose `spec.webhookConfigRef.name` is `configName`. */
-  serversReferencingWebhookConfig(
-    namespace: string,
-    configName: string,
-    options?: ReadOptions,
-  ): Promise<string[]>
+  /**
+   * The objects in the target's namespace whose references (the kind table's) name it, one per
+   * field that does, sorted by kind, name and path.
+   */
+  referrersOf(target: ToolHiveKey, options?: ReadOptions): Promise<Referrer[]>
   /** Whether the cluster serves `kind` now (an in-memory view: the kinds it was given). */
   serves(kind: ToolHiveKind): boolean
   /**

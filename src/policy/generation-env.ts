@@ -7,7 +7,6 @@ import { isRecord, jsonEqual } from './kube/object.ts'
 import type { JsonObject } from './kube/object.ts'
 import { ANNOTATIONS } from './names.ts'
 
-const PROXY_CONTAINER = 'toolhive'
 export const GENERATION_ENV = 'THV_MCPSERVER_GENERATION'
 
 /** The exact entry: `apiVersion` explicit, or the API server's defaulting reads as drift. */
@@ -24,21 +23,21 @@ export function generationEnvEntry(): JsonObject {
 }
 
 /**
- * Makes container `toolhive` of `podSpec` carry exactly one correct entry: a wrong or literal
- * one is replaced where it stands, later duplicates are dropped, a missing one is appended.
- * Every other entry keeps its place.
+ * Makes the proxy container of `podSpec` (named `container`) carry exactly one correct entry: a
+ * wrong or literal one is replaced where it stands, later duplicates are dropped, a missing one
+ * is appended. Every other entry keeps its place.
  */
-export function setGenerationEnv(podSpec: JsonObject): void {
+export function setGenerationEnv(podSpec: JsonObject, container: string): void {
   const containers = podSpec.containers
   if (!Array.isArray(containers)) return
-  const container = (containers as unknown[]).find(
-    (c): c is JsonObject => isRecord(c) && c.name === PROXY_CONTAINER,
+  const proxy = (containers as unknown[]).find(
+    (c): c is JsonObject => isRecord(c) && c.name === container,
   )
-  if (!container) return
+  if (!proxy) return
   const desired = generationEnvEntry()
-  const env = Array.isArray(container.env) ? (container.env as unknown[]) : undefined
+  const env = Array.isArray(proxy.env) ? (proxy.env as unknown[]) : undefined
   if (!env) {
-    container.env = [desired]
+    proxy.env = [desired]
     return
   }
   const matching = env.flatMap((entry, index) =>

@@ -1,8 +1,11 @@
 /**
- * What the service knows of each ToolHive kind (DESIGN §3–§6), one entry per kind. The admission
- * routes, the cluster view and its RBAC, the status reconciler and the CLI's `check` read this
- * table: a new kind is one entry here plus the rules it names (docs/architecture.md).
+ * What the service knows of each ToolHive kind, one entry per kind. The admission routes, the
+ * cluster view and its RBAC, the proxy rules, the status reconciler and the CLI's `check` read
+ * this table, and `src/` names a kind only through `KIND`: a new kind is one entry here plus the
+ * rules it names (docs/architecture.md).
  */
+
+import { WEBHOOK_CONFIG_FINALIZER } from './names.ts'
 
 export const TOOLHIVE_GROUP = 'toolhive.stacklok.dev'
 
@@ -11,6 +14,40 @@ export type ValidationRule = 'workload' | 'webhookConfig'
 
 /** A status condition the reconciler stamps (`status-conditions.ts`, DESIGN §6). */
 export type StatusRule = 'stdioReplicaCap' | 'sessionStorage' | 'valid'
+
+/** What a kind's proxy Deployment carries (docs/enforcement.md), for the kinds that own one. */
+export interface ProxyFacts {
+  /** The suffix of the RunConfig ConfigMap's name after the workload's. */
+  readonly runConfigSuffix: string
+  /** The proxy container's name. */
+  readonly container: string
+  /**
+   * The owner's `metadata.generation` is stamped on the pod template, and read by the container
+   * through the downward API.
+   */
+  readonly stampsGeneration: boolean
+  /** The transport whose proxy runs one replica: more is capped at 1 (Deployment and Scale). */
+  readonly transportCap?: {
+    readonly transport: string
+    /** An absent, null or empty `spec.transport` is this one (the CRD's default, Go's zero value). */
+    readonly byDefault: boolean
+  }
+}
+
+/**
+ * A field that names another object in the same namespace (docs/architecture.md). `path` ends on
+ * the name field; `[]` stands for every item of a list, `{}` for every value of a map.
+ */
+export interface Reference {
+  readonly path: string
+  /** The kind it names: fixed, or read from the field `kindFrom` beside the name (of `allowed`). */
+  readonly target:
+    { readonly kind: string } | { readonly kindFrom: string; readonly allowed: readonly string[] }
+  /** A condition the target must meet (`spec.type` equals `embeddedAuthServer`). */
+  readonly requires?: { readonly path: string; readonly equals: string }
+  /** The operator's finalizer that holds the target while this path names it, and since when. */
+  readonly protectedBy?: { readonly finalizer: string; readonly since: string }
+}
 
 export interface ToolHiveKindEntry {
   readonly kind: string
@@ -25,16 +62,47 @@ export interface ToolHiveKindEntry {
   /** The REST resource name, which RBAC and request synthesis use. */
   readonly plural: string
   readonly namespaced: boolean
+  /** For the kinds that own a proxy Deployment and a RunConfig ConfigMap (docs/enforcement.md). */
+  readonly proxy?: ProxyFacts
   /**
-   * For the kinds that own a proxy Deployment and a RunConfig ConfigMap (DESIGN §3): the suffix
-   * of that ConfigMap's name after the workload's.
+   * Its references, by API version; a version not named here reads as the kind's first version
+   * (a release that moves the kind is read as the newest known until the table names it).
    */
-  readonly runConfigSuffix?: string
+  readonly references?: Readonly<Record<string, readonly Reference[]>>
+  readonly view: {
+    /**
+     * What the cluster view keeps of an object besides its identity and metadata
+     * (`cluster/trim.ts`): the paths the rules and the reconciler read from it; its reference
+     * paths are kept too.
+     */
+    readonly keep: readonly string[]
+    /** Readiness waits for the kind's cache to have listed (docs/operations.md). */
+    readonly readinessWaits: boolean
+  }
+  /** What the rules do while the cluster does not serve the kind (logged when it goes). */
+  readonly whenNotServed: string
   readonly validation: ValidationRule
   /** The conditions the reconciler stamps, in the order it writes them. */
   readonly conditions: readonly StatusRule[]
   /** `check` admits lower ranks first: a config before the workloads that reference it. */
   readonly checkRank: number
+}
+
+/** A kind table: this module's, or one a test builds around it. */
+export type KindTable = readonly ToolHiveKindEntry[]
+
+/** What the status rules and the reconciler read of a workload (`status-conditions.ts`). */
+const WORKLOAD_STATUS_READS = ['spec.replicas', 'spec.sessionStorage.provider', 'status.conditions']
+
+/**
+ * Only MCPServer has `spec.webhookConfigRef` (the CRDs of v0.63.0), and the operator's finalizer
+ * counts MCPServers only. `since` is the oldest supported release, which already has it (the e2e
+ * suite proves it beside v0.33.0 and v0.63.0, docs/e2e.md); no older one is servable to look at.
+ */
+const WEBHOOK_CONFIG_REF: Reference = {
+  path: 'spec.webhookConfigRef.name',
+  target: { kind: 'MCPWebhookConfig' },
+  protectedBy: { finalizer: WEBHOOK_CONFIG_FINALIZER, since: 'v0.33.0' },
 }
 
 /**
@@ -48,7 +116,16 @@ export const TOOLHIVE_KIND_TABLE = [
     versions: ['v1beta1', 'v1alpha1'],
     plural: 'mcpservers',
     namespaced: true,
-    runConfigSuffix: '-runconfig',
+    proxy: {
+      runConfigSuffix: '-runconfig',
+      container: 'toolhive',
+      stampsGeneration: true,
+      transportCap: { transport: 'stdio', byDefault: true },
+    },
+    references: { v1beta1: [WEBHOOK_CONFIG_REF], v1alpha1: [WEBHOOK_CONFIG_REF] },
+    view: { keep: ['spec.transport', ...WORKLOAD_STATUS_READS], readinessWaits: true },
+    whenNotServed:
+      'a proxy Deployment naming one as its owner gets no stamp (with a warning), no Scale is capped, no MCPWebhookConfig DELETE finds a reference, no conditions are stamped',
     validation: 'workload',
     conditions: ['stdioReplicaCap', 'sessionStorage'],
     checkRank: 1,
@@ -59,7 +136,9 @@ export const TOOLHIVE_KIND_TABLE = [
     versions: ['v1beta1', 'v1alpha1'],
     plural: 'mcpremoteproxies',
     namespaced: true,
-    runConfigSuffix: '-runconfig',
+    proxy: { runConfigSuffix: '-runconfig', container: 'toolhive', stampsGeneration: false },
+    view: { keep: WORKLOAD_STATUS_READS, readinessWaits: true },
+    whenNotServed: 'no status conditions are stamped for it',
     validation: 'workload',
     conditions: ['sessionStorage'],
     checkRank: 1,
@@ -70,7 +149,9 @@ export const TOOLHIVE_KIND_TABLE = [
     versions: ['v1beta1', 'v1alpha1'],
     plural: 'virtualmcpservers',
     namespaced: true,
-    runConfigSuffix: '-vmcp-config',
+    proxy: { runConfigSuffix: '-vmcp-config', container: 'vmcp', stampsGeneration: false },
+    view: { keep: WORKLOAD_STATUS_READS, readinessWaits: true },
+    whenNotServed: 'no status conditions are stamped for it',
     validation: 'workload',
     conditions: ['sessionStorage'],
     checkRank: 1,
@@ -83,28 +164,53 @@ export const TOOLHIVE_KIND_TABLE = [
     versions: ['v1alpha1', 'v1beta1'],
     plural: 'mcpwebhookconfigs',
     namespaced: true,
+    // The Valid condition judges the whole spec.
+    view: { keep: ['spec', 'status.conditions'], readinessWaits: true },
+    whenNotServed: 'no webhookConfigRef warnings, and no Valid condition is stamped',
     validation: 'webhookConfig',
     conditions: ['valid'],
     checkRank: 0,
   },
-] as const satisfies readonly ToolHiveKindEntry[]
+] as const satisfies KindTable
 
 type Table = typeof TOOLHIVE_KIND_TABLE
 export type ToolHiveKind = Table[number]['kind']
 /** The kinds that own a proxy Deployment and a RunConfig ConfigMap. */
-export type WorkloadKind = Extract<Table[number], { runConfigSuffix: string }>['kind']
+export type WorkloadKind = Extract<Table[number], { proxy: object }>['kind']
+
+/** Each kind by name (`KIND.MCPServer`): how `src/` names a kind (test/policy/kind-literals.test.ts). */
+export const KIND = Object.fromEntries(TOOLHIVE_KIND_TABLE.map(({ kind }) => [kind, kind])) as {
+  readonly [Kind in ToolHiveKind]: Kind
+}
 
 const TOOLHIVE_KINDS: readonly ToolHiveKind[] = TOOLHIVE_KIND_TABLE.map((entry) => entry.kind)
 
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = TOOLHIVE_KIND_TABLE.flatMap((entry) =>
-  'runConfigSuffix' in entry ? [entry.kind] : [],
+  'proxy' in entry ? [entry.kind] : [],
+)
+
+/** The kinds whose proxy has a transport cap: only their proxies' Scales are capped. */
+export const TRANSPORT_CAPPED_KINDS: readonly WorkloadKind[] = TOOLHIVE_KIND_TABLE.flatMap(
+  (entry) => ('proxy' in entry && 'transportCap' in entry.proxy ? [entry.kind] : []),
 )
 
 export function isToolHiveKind(kind: unknown): kind is ToolHiveKind {
   return (TOOLHIVE_KINDS as readonly unknown[]).includes(kind)
 }
 
-/** The table's entry for `kind`, or undefined when it is not a ToolHive kind. */
-export function toolHiveKind(kind: unknown): ToolHiveKindEntry | undefined {
-  return TOOLHIVE_KIND_TABLE.find((entry) => entry.kind === kind)
+const ENTRIES = Object.fromEntries(
+  TOOLHIVE_KIND_TABLE.map((entry): [string, ToolHiveKindEntry] => [entry.kind, entry]),
+) as { readonly [Kind in ToolHiveKind]: ToolHiveKindEntry }
+
+/** The entry of a kind of the table. */
+export function entryOf(kind: ToolHiveKind): ToolHiveKindEntry {
+  return ENTRIES[kind]
+}
+
+/** The entry for `kind` in `kinds`, or undefined when it is not one of them. */
+export function toolHiveKind(
+  kind: unknown,
+  kinds: KindTable = TOOLHIVE_KIND_TABLE,
+): ToolHiveKindEntry | undefined {
+  return kinds.find((entry) => entry.kind === kind)
 }

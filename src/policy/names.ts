@@ -1,8 +1,5 @@
 /** Names and keys of the ToolHive objects (DESIGN §3–§4), in one place; the kinds are in kinds.ts. */
 
-import { toolHiveKind } from './kinds.ts'
-import type { WorkloadKind } from './kinds.ts'
-
 export const ANNOTATIONS = {
   contentChecksum: 'toolhive.stacklok.dev/content-checksum',
   runConfigChecksum: 'toolhive.stacklok.dev/runconfig-checksum',
@@ -17,8 +14,3 @@ export const WEBHOOK_CONFIG_FINALIZER = 'mcpwebhookconfig.toolhive.stacklok.dev/
 
 export const RUNCONFIG_COMPONENT_LABEL = 'toolhive.stacklok.io/component'
 export const RUNCONFIG_COMPONENTS = ['run-config', 'vmcp-config'] as const
-
-/** The RunConfig ConfigMap name of a workload (DESIGN §3). */
-export function runConfigMapName(kind: WorkloadKind, workloadName: string): string {
-  return `${workloadName}${toolHiveKind(kind)?.runConfigSuffix ?? ''}`
-}

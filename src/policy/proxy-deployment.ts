@@ -16,8 +16,10 @@ import { effectiveContentChecksum } from './content-checksum.ts'
 import { setGenerationEnv } from './generation-env.ts'
 import { isRecord, setOwn, stringMap } from './kube/object.ts'
 import type { JsonObject, KubeObject } from './kube/object.ts'
-import { ANNOTATIONS, runConfigMapName } from './names.ts'
-import { capStdioReplicas, isSameOwner, proxyOwnerOf } from './proxy-owner.ts'
+import { TOOLHIVE_KIND_TABLE } from './kinds.ts'
+import type { KindTable } from './kinds.ts'
+import { ANNOTATIONS } from './names.ts'
+import { capReplicas, isSameOwner, proxyOwnerOf, runConfigMapName } from './proxy-owner.ts'
 import type { ProxyOwner } from './proxy-owner.ts'
 import type { MutationResult } from './result.ts'
 
@@ -32,12 +34,16 @@ export interface ProxyDeploymentFacts {
 
 const TERMINATION_GRACE_PERIOD_SECONDS = 30
 
-/** Applies every proxy Deployment invariant to `deployment` (a private copy it may change). */
+/**
+ * Applies every proxy Deployment invariant to `deployment` (a private copy it may change); what
+ * its owner's proxy carries is the owner's entry in `kinds`.
+ */
 export function mutateProxyDeployment(
   deployment: KubeObject,
   facts: ProxyDeploymentFacts,
+  kinds: KindTable = TOOLHIVE_KIND_TABLE,
 ): MutationResult {
-  const reference = proxyOwnerOf(deployment)
+  const reference = proxyOwnerOf(deployment, kinds)
   const spec = deployment.spec
   const template = isRecord(spec) ? spec.template : undefined
   // Not ours, or too malformed to hold the invariants: the API server's validation speaks next.
@@ -59,11 +65,11 @@ export function mutateProxyDeployment(
       setIn(template, ['metadata', 'annotations'], ANNOTATIONS.runConfigChecksum, checksum)
     else
       warnings.push(
-        `ConfigMap ${runConfigMapName(reference.kind, reference.name)} not found: RunConfig checksum not stamped`,
+        `ConfigMap ${runConfigMapName(reference)} not found: RunConfig checksum not stamped`,
       )
   }
-  if (reference.kind === 'MCPServer') {
-    const generation = owner ? generationToStamp(owner, reference, facts.stored) : undefined
+  if (reference.proxy.stampsGeneration) {
+    const generation = owner ? generationToStamp(owner, reference, facts.stored, kinds) : undefined
     if (generation !== undefined)
       setIn(
         template,
@@ -71,10 +77,10 @@ export function mutateProxyDeployment(
         ANNOTATIONS.mcpServerGeneration,
         String(generation),
       )
-    if (isRecord(template.spec)) setGenerationEnv(template.spec)
+    if (isRecord(template.spec)) setGenerationEnv(template.spec, reference.proxy.container)
   }
 
-  const capped = owner ? capStdioReplicas(spec, owner, reference.name) : undefined
+  const capped = owner ? capReplicas(spec, owner, reference.name, kinds) : undefined
   if (capped !== undefined) warnings.push(capped)
   if (
     isRecord(template.spec) &&
@@ -90,11 +96,12 @@ function generationToStamp(
   owner: KubeObject,
   reference: ProxyOwner,
   stored: KubeObject | undefined,
+  kinds: KindTable,
 ): number | undefined {
   const generation = owner.metadata?.generation
   if (typeof generation !== 'number' || !Number.isSafeInteger(generation) || generation < 1)
     return undefined
-  const storedReference = proxyOwnerOf(stored)
+  const storedReference = proxyOwnerOf(stored, kinds)
   if (
     !stored ||
     !storedReference ||

@@ -11,7 +11,7 @@ import { groupOf, isRecord } from './kube/object.ts'
 import type { JsonObject, KubeObject } from './kube/object.ts'
 import { TOOLHIVE_GROUP, toolHiveKind } from './kinds.ts'
 import type { StatusRule } from './kinds.ts'
-import { isStdioServer } from './proxy-owner.ts'
+import { cappedTransportOf } from './proxy-owner.ts'
 import { validateWebhookConfig } from './webhook-config.ts'
 
 type ConditionStatus = 'True' | 'False' | 'Unknown'
@@ -172,7 +172,7 @@ export function statusNeedsWrite(currentStatus: unknown, desired: DesiredStatus)
 
 function stdioCondition(object: KubeObject): DesiredCondition {
   const spec = isRecord(object.spec) ? object.spec : {}
-  return isStdioServer(object) && replicasOf(spec) > 1
+  return cappedTransportOf(object) !== undefined && replicasOf(spec) > 1
     ? CONDITIONS.stdioCapped
     : CONDITIONS.stdioNotCapped
 }

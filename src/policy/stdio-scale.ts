@@ -5,7 +5,9 @@
 
 import { isRecord } from './kube/object.ts'
 import type { KubeObject } from './kube/object.ts'
-import { capStdioReplicas, isSameOwner, proxyOwnerOf } from './proxy-owner.ts'
+import { TOOLHIVE_KIND_TABLE } from './kinds.ts'
+import type { KindTable } from './kinds.ts'
+import { capReplicas, isSameOwner, proxyOwnerOf } from './proxy-owner.ts'
 import type { MutationResult } from './result.ts'
 
 export interface ScaleFacts {
@@ -15,12 +17,16 @@ export interface ScaleFacts {
   readonly owner: KubeObject | undefined
 }
 
-/** Caps an autoscaling/v1 Scale of a stdio MCPServer's proxy Deployment at one replica. */
-export function capStdioScale(scale: KubeObject, facts: ScaleFacts): MutationResult {
-  const reference = proxyOwnerOf(facts.deployment)
+/** Caps an autoscaling/v1 Scale of a capped-transport (stdio MCPServer) proxy at one replica. */
+export function capStdioScale(
+  scale: KubeObject,
+  facts: ScaleFacts,
+  kinds: KindTable = TOOLHIVE_KIND_TABLE,
+): MutationResult {
+  const reference = proxyOwnerOf(facts.deployment, kinds)
   const spec = scale.spec
   if (!reference || !facts.owner || !isSameOwner(reference, facts.owner) || !isRecord(spec))
     return { object: scale, warnings: [] }
-  const warning = capStdioReplicas(spec, facts.owner, reference.name)
+  const warning = capReplicas(spec, facts.owner, reference.name, kinds)
   return { object: scale, warnings: warning === undefined ? [] : [warning] }
 }

@@ -9,24 +9,26 @@ import { violation } from './messages/field-errors.ts'
 import { isRecord } from './kube/object.ts'
 import type { KubeObject } from './kube/object.ts'
 import { WEBHOOK_CONFIG_FINALIZER } from './names.ts'
+import type { Referrer } from './references.ts'
 import type { ValidationResult } from './result.ts'
 
 /**
- * Allows deleting the config `name` (stored as `config`) with a warning naming
- * `referencingServers` (MCPServer names in its namespace whose `spec.webhookConfigRef.name` is
- * `name`) when the operator's finalizer holds it; denies otherwise. The name is the request's:
- * a review may carry no old object. The violation is on the whole object (field `''`): nothing
- * in the deleted object is wrong, its references elsewhere are.
+ * Allows deleting the config `name` (stored as `config`) with a warning naming its `referrers`
+ * (the objects in its namespace whose references name it: the kind table's) when the operator's
+ * finalizer holds it; denies otherwise. The name is the request's: a review may carry no old
+ * object. The violation is on the whole object (field `''`): nothing in the deleted object is
+ * wrong, its references elsewhere are.
  */
 export function validateWebhookConfigDelete(
   name: string,
   config: KubeObject | undefined,
-  referencingServers: readonly string[],
+  referrers: readonly Referrer[],
 ): ValidationResult {
-  if (referencingServers.length === 0) return { violations: [], warnings: [] }
-  // Sorted and de-duplicated so the message is stable whatever order the list came in.
-  const names = [...new Set(referencingServers)].sort()
-  const workloads = names.map((name) => `MCPServer ${name}`).join(', ')
+  if (referrers.length === 0) return { violations: [], warnings: [] }
+  // Sorted and de-duplicated (one per object, whatever its fields) so the message is stable
+  // whatever order the list came in.
+  const names = [...new Set(referrers.map(({ kind, name }) => `${kind} ${name}`))].sort()
+  const workloads = names.join(', ')
   if (hasFinalizer(config, WEBHOOK_CONFIG_FINALIZER)) {
     return { violations: [], warnings: [`deletion waits for ${workloads}`] }
   }

@@ -8,14 +8,15 @@
 
 import { isRecord } from './kube/object.ts'
 import { WORKLOAD_KINDS } from './kinds.ts'
-import { isStdioServer } from './proxy-owner.ts'
+import { cappedTransportOf } from './proxy-owner.ts'
+import { referencesIn } from './references.ts'
+import type { ReferenceTarget } from './references.ts'
 import type { ValidationInput } from './result.ts'
-import { webhookConfigRefName } from './webhook-config-ref.ts'
 
 /** What the rule needs from the cluster; absent facts are unknown and warn about nothing. */
 export interface WorkloadFacts {
-  /** Whether the MCPWebhookConfig named by `spec.webhookConfigRef.name` exists in the namespace. */
-  readonly webhookConfigExists?: boolean
+  /** The objects its references name that are known not to exist in the namespace. */
+  readonly missing?: readonly ReferenceTarget[]
 }
 
 /**
@@ -32,9 +33,10 @@ export function workloadWarnings(input: ValidationInput, facts: WorkloadFacts): 
   const replicas = Number.isInteger(spec.replicas) ? (spec.replicas as number) : 0
   const storage = spec.sessionStorage
   const redis = isRecord(storage) && storage.provider === 'redis'
-  if (replicas > 1 && isStdioServer(object)) {
+  const capped = cappedTransportOf(object)
+  if (replicas > 1 && capped !== undefined) {
     warnings.push(
-      `spec.replicas: stdio transport supports 1 replica; the proxy will run 1, not ${replicas}`,
+      `spec.replicas: ${capped} transport supports 1 replica; the proxy will run 1, not ${replicas}`,
     )
   } else if (replicas > 1 && !redis) {
     // Skipped for stdio: capped at one replica, there is no session to share.
@@ -42,11 +44,10 @@ export function workloadWarnings(input: ValidationInput, facts: WorkloadFacts): 
       `spec.replicas: ${replicas} replicas without redis sessionStorage; sessions are not shared across replicas`,
     )
   }
-  const refName = webhookConfigRefName(object)
-  if (facts.webhookConfigExists === false && refName !== undefined) {
-    warnings.push(
-      `spec.webhookConfigRef.name: MCPWebhookConfig ${JSON.stringify(refName)} does not exist in this namespace`,
-    )
+  const missing = facts.missing ?? []
+  for (const { path, kind, name } of referencesIn(object)) {
+    if (missing.some((target) => target.kind === kind && target.name === name))
+      warnings.push(`${path}: ${kind} ${JSON.stringify(name)} does not exist in this namespace`)
   }
   return warnings
 }

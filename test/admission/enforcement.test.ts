@@ -207,8 +207,7 @@ t.test('observe: the patch is recorded, not returned', async (t) => {
 t.test('an error denies only where the webhook enforces', async (t) => {
   const unreadable: ClusterView = {
     get: () => Promise.reject(new ClusterReadError('MCPServer team/demo', new Error('timeout'))),
-    serversReferencingWebhookConfig: () =>
-      Promise.reject(new ClusterReadError('MCPServers', new Error('timeout'))),
+    referrersOf: () => Promise.reject(new ClusterReadError('MCPServers', new Error('timeout'))),
     serves: () => true,
     isSynced: () => true,
     isReady: () => true,

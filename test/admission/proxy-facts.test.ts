@@ -7,7 +7,7 @@ import t from 'tap'
 import { gatherProxyDeploymentFacts, gatherScaleFacts } from '../../src/admission/proxy-facts.ts'
 import { requestFor } from '../../src/admission/request.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
-import type { ClusterView, ObjectKey, ReadOptions } from '../../src/cluster/view.ts'
+import type { ClusterView, ObjectKey, ReadOptions, ToolHiveKey } from '../../src/cluster/view.ts'
 import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
@@ -28,8 +28,8 @@ class SplitView implements ClusterView {
     this.liveReads.push(`${key.kind}/${key.name}`)
     return this.server.get(key)
   }
-  serversReferencingWebhookConfig(namespace: string, name: string) {
-    return this.cache.serversReferencingWebhookConfig(namespace, name)
+  referrersOf(target: ToolHiveKey) {
+    return this.cache.referrersOf(target)
   }
   served = true
   serves() {

@@ -13,6 +13,8 @@ import type { KubeApi } from '../../src/cluster/kube-api.ts'
 import { KubeView } from '../../src/cluster/kube-view.ts'
 import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
 import type { ViewResource } from '../../src/cluster/resources.ts'
+import { TOOLHIVE_KIND_TABLE } from '../../src/policy/kinds.ts'
+import type { KindTable } from '../../src/policy/kinds.ts'
 import { startFakeKubeApi } from '../helpers/fake-kube-api.ts'
 import type { FakeKubeApi } from '../helpers/fake-kube-api.ts'
 
@@ -21,7 +23,7 @@ const WITHOUT_WEBHOOK_CONFIG = VIEW_RESOURCES.filter((r) => r.kind !== 'MCPWebho
 function startView(
   t: Test,
   fake: FakeKubeApi,
-  options: { syncGraceMs?: number; discoveryIntervalMs?: number } = {},
+  options: { syncGraceMs?: number; discoveryIntervalMs?: number; kinds?: KindTable } = {},
 ) {
   const lines: { level: number; msg: string; kind?: string }[] = []
   const logger = pino(
@@ -36,6 +38,7 @@ function startView(
     syncGraceMs: options.syncGraceMs ?? 60_000,
     reflector: { backoff: { initialMs: 5, maxMs: 20 } },
     onWatchError: () => watchErrors++,
+    ...(options.kinds ? { kinds: options.kinds } : {}),
   })
   view.start()
   t.teardown(() => view.stop())
@@ -149,6 +152,29 @@ t.test(
     t.same([...view.degradedKinds().keys()], [], 'no longer degraded')
   },
 )
+
+t.test('a kind whose entry says readiness does not wait is watched, not waited for', async (t) => {
+  const fake = await startFakeKubeApi(t)
+  let failing = true
+  // Called as the list arrives, so the last request recorded is this one.
+  fake.beforePage = async () =>
+    failing && fake.requests.at(-1)?.path.endsWith('/mcpwebhookconfigs') ? 500 : undefined
+  const kinds = TOOLHIVE_KIND_TABLE.map((entry) =>
+    entry.kind === 'MCPWebhookConfig'
+      ? { ...entry, view: { ...entry.view, readinessWaits: false } }
+      : entry,
+  )
+  const waiting = startView(t, fake).view
+  const { view } = startView(t, fake, { kinds })
+  await until('ready', () => view.isReady())
+  t.equal(view.isSynced(), true, 'synced: every kind it waits for has listed')
+  t.equal(view.isSynced('MCPWebhookConfig'), false)
+  t.equal(waiting.isReady(), false, 'with the real table it waits')
+  t.ok(listsOf(fake, 'mcpwebhookconfigs').length > 0, 'listed all the same')
+  failing = false
+  await until('its cache', () => view.isSynced('MCPWebhookConfig'))
+  await until('the other view', () => waiting.isReady())
+})
 
 for (const [status, counted] of [
   [500, true],

@@ -114,6 +114,68 @@ t.test('a relist drops what is gone and reports every change', async (t) => {
   t.same(changed.sort(), ['one/a', 'one/b', 'two/a', 'two/c'], 'listed and dropped keys reported')
 })
 
+t.test('the referrers of an object, from the cache or listed live a page at a time', async (t) => {
+  const resource = VIEW_RESOURCES.find((candidate) => candidate.kind === 'MCPServer')!
+  const server = (i: number): KubeObject => ({
+    apiVersion: 'toolhive.stacklok.dev/v1beta1',
+    kind: 'MCPServer',
+    metadata: { name: `s${String(i).padStart(3, '0')}`, namespace: 'team' },
+    spec: i % 2 === 0 ? { webhookConfigRef: { name: 'hooks' } } : {},
+  })
+  const fake = await startFakeKubeApi(t)
+  // More than one live page (500 a page); every other server names the config.
+  fake.objects = Array.from({ length: 503 }, (_, i) => server(i))
+  const view = startPagedView(t, fake, resource)
+  await fake.nextWatch()
+  const hooks = { kind: 'MCPWebhookConfig', namespace: 'team', name: 'hooks' } as const
+  const names = (referrers: { name: string; path: string }[]) =>
+    referrers.map((referrer) => `${referrer.name} ${referrer.path}`)
+  const expected = fake.objects
+    .filter((_, i) => i % 2 === 0)
+    .map((object) => `${String(object.metadata?.name)} spec.webhookConfigRef.name`)
+  t.same(names(await view.referrersOf(hooks)), expected, 'from the cache')
+
+  // Named a moment ago, not yet watched: a live list finds it.
+  fake.objects = [
+    ...fake.objects,
+    { ...server(503), spec: { webhookConfigRef: { name: 'hooks' } } },
+  ]
+  const before = fake.requests.length
+  const live = await view.referrersOf(hooks, { live: true })
+  t.same(names(live), [...expected, 's503 spec.webhookConfigRef.name'], 'listed live')
+  t.same(
+    fake.requests.slice(before).map((request) => [request.path, request.query.continue]),
+    [
+      ['/apis/toolhive.stacklok.dev/v1beta1/namespaces/team/mcpservers', undefined],
+      ['/apis/toolhive.stacklok.dev/v1beta1/namespaces/team/mcpservers', 'offset-500'],
+    ],
+    'the namespace of the referring kind only, in pages',
+  )
+  t.same(await view.referrersOf({ ...hooks, kind: 'MCPServer' }, { live: true }), [])
+
+  fake.beforePage = async () => 500
+  await t.rejects(view.referrersOf(hooks, { live: true }), {
+    name: 'ClusterReadError',
+    message: /^cannot read the MCPServers of namespace team from the API server: /,
+  })
+})
+
+t.test('no referrers are listed of a kind the cluster does not serve', async (t) => {
+  const resource = VIEW_RESOURCES.find((candidate) => candidate.kind === 'MCPWebhookConfig')!
+  const fake = await startFakeKubeApi(t)
+  const view = startPagedView(t, fake, resource)
+  await fake.nextWatch()
+  const before = fake.requests.length
+  t.same(
+    await view.referrersOf(
+      { kind: 'MCPWebhookConfig', namespace: 'team', name: 'hooks' },
+      { live: true },
+    ),
+    [],
+  )
+  t.equal(fake.requests.length, before, 'nothing read')
+})
+
 /** A started view of `resource` alone, listing in pages of two, stopped when `t` ends. */
 function startPagedView(t: Test, fake: FakeKubeApi, resource: ViewResource): KubeView {
   const view = new KubeView({

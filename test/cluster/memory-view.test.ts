@@ -84,8 +84,14 @@ t.test('ignores what a view does not hold', async (t) => {
   })
 })
 
+/** The names of the objects whose references name the MCPWebhookConfig `name`. */
+async function referring(view: MemoryView, name: string, namespace = 'default') {
+  const referrers = await view.referrersOf({ kind: 'MCPWebhookConfig', namespace, name })
+  return referrers.map((referrer) => `${referrer.kind} ${referrer.name} ${referrer.path}`)
+}
+
 t.test(
-  'indexes MCPServers by the webhook config they reference, kept current on put and delete',
+  'indexes the objects by the ones their references name, kept current on put and delete',
   async (t) => {
     const view = new MemoryView([
       server('b', 'hooks'),
@@ -93,14 +99,31 @@ t.test(
       server('c', 'other'),
       server('d', 'hooks', 'elsewhere'),
     ])
-    t.same(await view.serversReferencingWebhookConfig('default', 'hooks'), ['a', 'b'])
+    const field = 'spec.webhookConfigRef.name'
+    t.same(await referring(view, 'hooks'), [`MCPServer a ${field}`, `MCPServer b ${field}`])
     view.put(server('b', 'other'))
-    t.same(await view.serversReferencingWebhookConfig('default', 'hooks'), ['a'])
+    t.same(await referring(view, 'hooks'), [`MCPServer a ${field}`])
     view.delete({ kind: 'MCPServer', namespace: 'default', name: 'a' })
-    t.same(await view.serversReferencingWebhookConfig('default', 'hooks'), [])
-    t.same(await view.serversReferencingWebhookConfig('default', 'other'), ['b', 'c'])
+    t.same(await referring(view, 'hooks'), [])
+    t.same(await referring(view, 'other'), [`MCPServer b ${field}`, `MCPServer c ${field}`])
+    t.same(await referring(view, 'hooks', 'elsewhere'), [`MCPServer d ${field}`])
+    t.same(
+      await view.referrersOf({ kind: 'MCPServer', namespace: 'default', name: 'hooks' }),
+      [],
+      'the same name, another kind',
+    )
   },
 )
+
+t.test('only the kinds whose references say so are indexed (the kind table)', async (t) => {
+  // In the CRDs of v0.63.0 only MCPServer has spec.webhookConfigRef; the others prune it.
+  const named = (kind: string): KubeObject => ({
+    ...server(`a-${kind.toLowerCase()}`, 'hooks'),
+    kind,
+  })
+  const view = new MemoryView(['MCPRemoteProxy', 'VirtualMCPServer', 'MCPServer'].map(named))
+  t.same(await referring(view, 'hooks'), ['MCPServer a-mcpserver spec.webhookConfigRef.name'])
+})
 
 t.test('parses multi-document YAML, JSON and List kinds', async (t) => {
   const objects = parseObjects(
@@ -133,5 +156,5 @@ t.test('loads directories (sorted, object files only) and the shipped samples', 
   )
   const samples = new MemoryView(await loadObjects(['samples/objects']))
   t.ok(samples.size >= 3)
-  t.same(await samples.serversReferencingWebhookConfig('default', 'audit-hooks'), ['audited'])
+  t.same(await referring(samples, 'audit-hooks'), ['MCPServer audited spec.webhookConfigRef.name'])
 })

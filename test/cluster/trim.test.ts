@@ -13,7 +13,7 @@ const metadataNoise = {
 }
 
 t.test(
-  'ToolHive objects keep identity, labels, annotations, owners, spec and status',
+  'ToolHive objects keep identity, labels, annotations, owners, and what the rules read',
   async (t) => {
     const server: KubeObject = {
       apiVersion: 'toolhive.stacklok.dev/v1beta1',
@@ -28,8 +28,15 @@ t.test(
         annotations: { keep: 'me', [LAST_APPLIED]: '{"huge": "copy"}' },
         ...metadataNoise,
       },
-      spec: { transport: 'stdio', replicas: 2 },
-      status: { conditions: [{ type: 'Valid', status: 'True' }] },
+      spec: {
+        transport: 'stdio',
+        replicas: 2,
+        image: 'ghcr.io/example/fetch:1',
+        sessionStorage: { provider: 'redis', address: 'redis:6379' },
+        webhookConfigRef: { name: 'hooks', note: 'unread' },
+        resourceOverrides: { proxyDeployment: { env: [{ name: 'A', value: 'x'.repeat(1000) }] } },
+      },
+      status: { conditions: [{ type: 'Valid', status: 'True' }], phase: 'Running', url: 'u' },
     }
     const before = structuredClone(server)
     const trimmed = trimForView('MCPServer', server)
@@ -45,12 +52,39 @@ t.test(
         labels: { a: 'b' },
         annotations: { keep: 'me' },
       },
-      spec: { transport: 'stdio', replicas: 2 },
+      spec: {
+        transport: 'stdio',
+        replicas: 2,
+        sessionStorage: { provider: 'redis' },
+        webhookConfigRef: { name: 'hooks' },
+      },
       status: { conditions: [{ type: 'Valid', status: 'True' }] },
     })
     t.same(server, before, 'the input is not modified')
   },
 )
+
+t.test('each kind keeps its keep-list: the whole spec of an MCPWebhookConfig', async (t) => {
+  const spec = { validating: [{ name: 'a', url: 'https://x' }], mutating: [] }
+  const config: KubeObject = {
+    apiVersion: 'toolhive.stacklok.dev/v1alpha1',
+    kind: 'MCPWebhookConfig',
+    metadata: { name: 'hooks' },
+    spec,
+    status: { configHash: 'abcd1234', conditions: [] },
+  }
+  const trimmed = trimForView('MCPWebhookConfig', config)
+  t.equal(trimmed.spec, spec, 'shared, not copied')
+  t.same(trimmed.status, { conditions: [] })
+  const proxy = trimForView('MCPRemoteProxy', {
+    ...config,
+    kind: 'MCPRemoteProxy',
+    spec: { remoteUrl: 'https://x', replicas: 3, webhookConfigRef: { name: 'hooks' } },
+  })
+  t.same(proxy.spec, { replicas: 3 }, 'a field its CRD prunes is no reference of its kind')
+  const deployment = trimForView('Deployment', { kind: 'Deployment', spec: { replicas: 2 } })
+  t.same(deployment.spec, { replicas: 2 }, 'a Deployment keeps its spec')
+})
 
 t.test('ConfigMaps are reduced to metadata and their content checksum', async (t) => {
   const configMap = runConfigMap()
@@ -107,6 +141,11 @@ t.test('a data key named __proto__ survives as data and in the checksum', async 
 
 t.test('malformed input does not throw', async (t) => {
   t.same(trimForView('MCPServer', { kind: 'MCPServer' }), {
+    apiVersion: undefined,
+    kind: 'MCPServer',
+    metadata: {},
+  })
+  t.same(trimForView('MCPServer', { kind: 'MCPServer', spec: 'x', status: [] }), {
     apiVersion: undefined,
     kind: 'MCPServer',
     metadata: {},

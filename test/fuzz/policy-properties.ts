@@ -8,6 +8,9 @@
 
 import fc from 'fast-check'
 import { trimForView } from '../../src/cluster/trim.ts'
+import { isToolHiveKind } from '../../src/policy/kinds.ts'
+import { cappedTransportOf } from '../../src/policy/proxy-owner.ts'
+import { referencesIn } from '../../src/policy/references.ts'
 import { cloneJson } from '../../src/admission/clone.ts'
 import { diff } from '../../src/admission/patch.ts'
 import { applyPatch } from '../helpers/apply-patch.ts'
@@ -175,7 +178,9 @@ const scaleFacts: fc.Arbitrary<ScaleFacts> = fc.record({
 
 const workloadFacts: fc.Arbitrary<WorkloadFacts> = fc.oneof(
   fc.constant({}),
-  fc.boolean().map((exists) => ({ webhookConfigExists: exists })),
+  fc.boolean().map((exists) => ({
+    missing: exists ? [] : [{ kind: 'MCPWebhookConfig' as const, name: 'demo' }],
+  })),
 )
 
 const VIEW_KINDS: readonly ViewKind[] = [
@@ -340,5 +345,32 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
           )
         },
       ),
+  },
+  {
+    name: 'trimForView: a ToolHive object keeps whatever its rules and the reconciler read',
+    runs: 300,
+    property: () =>
+      fc.property(toolhiveObject, currentStatus, fc.boolean(), (generated, status, replace) => {
+        const object = replace ? { ...generated, status } : generated
+        if (!isToolHiveKind(object.kind)) return
+        const trimmed = trimForView(object.kind, clone(object))
+        const same = (what: string, read: (object: KubeObject) => unknown) => {
+          check(
+            sameJson(read(trimmed), read(object)),
+            () => `${what} reads otherwise once trimmed: ${preview(trimmed)}`,
+          )
+        }
+        // The reconciler compares the cached object's status with the conditions it wants.
+        const desired = desiredStatus(object)
+        same('desiredStatus', desiredStatus)
+        same('statusNeedsWrite', (o) => desired && statusNeedsWrite(o.status, desired))
+        // Admission reads an owner from the view, and the referrers of a deleted object.
+        same('cappedTransportOf', cappedTransportOf)
+        same('referencesIn', referencesIn)
+        const facts = { missing: referencesIn(object) }
+        same('workloadWarnings', (o) =>
+          workloadWarnings({ operation: 'CREATE', object: o, oldObject: undefined }, facts),
+        )
+      }),
   },
 ]

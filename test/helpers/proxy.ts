@@ -1,15 +1,12 @@
 /** Builders for ToolHive workloads, their RunConfig ConfigMaps and proxy Deployments, as the operator writes them. */
 
 import type { KubeObject } from '../../src/policy/kube/object.ts'
-import type { WorkloadKind } from '../../src/policy/kinds.ts'
+import { entryOf } from '../../src/policy/kinds.ts'
+import type { ProxyFacts, WorkloadKind } from '../../src/policy/kinds.ts'
 
 export const NAMESPACE = 'team'
 
-const CONTAINER: Record<WorkloadKind, string> = {
-  MCPServer: 'toolhive',
-  MCPRemoteProxy: 'toolhive',
-  VirtualMCPServer: 'vmcp',
-}
+const proxyOf = (kind: WorkloadKind) => entryOf(kind).proxy as ProxyFacts
 
 export function workload(
   kind: WorkloadKind,
@@ -39,7 +36,7 @@ export function runConfigFor(
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: {
-      name: vmcp ? `${name}-vmcp-config` : `${name}-runconfig`,
+      name: `${name}${proxyOf(kind).runConfigSuffix}`,
       namespace: NAMESPACE,
       labels: { 'toolhive.stacklok.io/component': vmcp ? 'vmcp-config' : 'run-config' },
     },
@@ -96,7 +93,7 @@ export function proxyDeployment(
         spec: {
           containers: [
             {
-              name: CONTAINER[kind],
+              name: proxyOf(kind).container,
               image: 'ghcr.io/stacklok/toolhive/proxyrunner:latest',
               ...(options.env ? { env: options.env } : {}),
             },

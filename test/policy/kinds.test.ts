@@ -9,10 +9,22 @@ import { requestFor, resourceOf } from '../../src/admission/request.ts'
 import { productRoutes } from '../../src/admission/routes.ts'
 import { Router } from '../../src/admission/router.ts'
 import { VIEW_RESOURCES, resourcePath } from '../../src/cluster/resources.ts'
+import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
+import { generationEnvEntry } from '../../src/policy/generation-env.ts'
 import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE, WORKLOAD_KINDS } from '../../src/policy/kinds.ts'
-import { runConfigMapName } from '../../src/policy/names.ts'
+import type { KindTable, ToolHiveKindEntry } from '../../src/policy/kinds.ts'
+import { parsePathPattern } from '../../src/policy/kube/path-patterns.ts'
+import type { KubeObject } from '../../src/policy/kube/object.ts'
+import { ANNOTATIONS } from '../../src/policy/names.ts'
+import { mutateProxyDeployment } from '../../src/policy/proxy-deployment.ts'
+import { proxyOwnerOf, runConfigMapName } from '../../src/policy/proxy-owner.ts'
+import { keptPaths } from '../../src/policy/references.ts'
 import { CONDITION_TYPES, desiredStatus } from '../../src/policy/status-conditions.ts'
+import { capStdioScale } from '../../src/policy/stdio-scale.ts'
 import { RECONCILED_KINDS } from '../../src/reconciler/reconcile.ts'
+import { NAMESPACE, proxyDeployment, runConfigFor, workload } from '../helpers/proxy.ts'
+
+type Any = Record<string, any>
 
 const router = new Router(productRoutes())
 
@@ -49,6 +61,24 @@ for (const entry of TOOLHIVE_KIND_TABLE) {
   })
 }
 
+t.test('references and keep-lists are well formed', async (t) => {
+  const kinds = TOOLHIVE_KIND_TABLE.map((entry) => entry.kind as string)
+  for (const entry of TOOLHIVE_KIND_TABLE as KindTable) {
+    for (const [version, references] of Object.entries(entry.references ?? {})) {
+      t.ok(entry.versions.includes(version), `${entry.kind}: ${version} is one of its versions`)
+      for (const { path, target, protectedBy } of references) {
+        t.doesNotThrow(() => parsePathPattern(path), `${entry.kind} ${path}`)
+        t.match(path, /(^|\.)[A-Za-z]+$/, `${path} ends on the name field`)
+        const targets = 'kind' in target ? [target.kind] : target.allowed
+        t.ok(targets.length > 0 && targets.every((kind) => kinds.includes(kind)), 'table kinds')
+        if (protectedBy) t.match(protectedBy.since, /^v\d+\.\d+\.\d+$/, 'a release')
+      }
+    }
+    for (const path of keptPaths(entry))
+      t.doesNotThrow(() => parsePathPattern(path), `${entry.kind} keeps ${path}`)
+  }
+})
+
 t.test('status rules name the conditions of DESIGN §6', async (t) => {
   const typesOf = (kind: string) =>
     desiredStatus({ apiVersion: `${TOOLHIVE_GROUP}/v1beta1`, kind, spec: {} })?.conditions.map(
@@ -65,7 +95,65 @@ t.test('status rules name the conditions of DESIGN §6', async (t) => {
 
 t.test('RunConfig ConfigMap names (DESIGN §3)', async (t) => {
   t.same(
-    WORKLOAD_KINDS.map((kind) => runConfigMapName(kind, 'demo')),
+    WORKLOAD_KINDS.map((kind) => runConfigMapName(proxyOwnerOf(proxyDeployment(kind, 'demo'))!)),
     ['demo-runconfig', 'demo-runconfig', 'demo-vmcp-config'],
   )
+})
+
+t.test('a kind that owns a proxy is one entry more: the proxy rules apply to it', async (t) => {
+  const entry: ToolHiveKindEntry = {
+    ...TOOLHIVE_KIND_TABLE[0],
+    kind: 'MCPTestServer',
+    plural: 'mcptestservers',
+    proxy: {
+      runConfigSuffix: '-test-config',
+      container: 'tester',
+      stampsGeneration: true,
+      transportCap: { transport: 'pipe', byDefault: false },
+    },
+  }
+  const kinds = [...TOOLHIVE_KIND_TABLE, entry]
+  const owner = { ...workload('MCPServer', 'demo', { generation: 7 }), kind: entry.kind }
+  const piped = { ...owner, spec: { transport: 'pipe' } }
+  const deployment = proxyDeployment('MCPServer', 'demo', { replicas: 3 }) as Any
+  deployment.metadata.ownerReferences[0].kind = entry.kind
+  deployment.spec.template.spec.containers = [{ name: 'sidecar' }, { name: 'tester' }]
+  const runConfigMap = {
+    ...runConfigFor('MCPServer', 'demo'),
+    metadata: { name: 'demo-test-config', namespace: NAMESPACE },
+  }
+
+  const mutate = (owner: KubeObject) =>
+    mutateProxyDeployment(
+      structuredClone(deployment),
+      { owner, runConfigMap, stored: undefined },
+      kinds,
+    ) as { object: Any; warnings: string[] }
+  const { object, warnings } = mutate(piped)
+  t.same(object.spec.template.metadata.annotations, {
+    [ANNOTATIONS.runConfigChecksum]: effectiveContentChecksum(runConfigMap),
+    [ANNOTATIONS.mcpServerGeneration]: '7',
+  })
+  t.same(object.spec.template.spec.containers, [
+    { name: 'sidecar' },
+    { name: 'tester', env: [generationEnvEntry()] },
+  ])
+  t.equal(object.spec.replicas, 1, 'its transport is capped')
+  t.same(warnings, ['spec.replicas: pipe MCPTestServer demo supports 1 replica; set to 1 (was 3)'])
+  t.equal(mutate(owner).object.spec.replicas, 3, 'not by default: an unset transport is not')
+  t.match(
+    mutateProxyDeployment(structuredClone(deployment), {
+      owner: piped,
+      runConfigMap,
+      stored: undefined,
+    }),
+    { object: deployment, warnings: [] },
+    'without the entry it owns no proxy',
+  )
+
+  const scale = { apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 2 } }
+  t.same(capStdioScale(structuredClone(scale), { deployment, owner: piped }, kinds), {
+    object: { ...scale, spec: { replicas: 1 } },
+    warnings: ['spec.replicas: pipe MCPTestServer demo supports 1 replica; set to 1 (was 2)'],
+  })
 })
