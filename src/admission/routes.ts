@@ -21,7 +21,7 @@ import { mutatingHandler, pureMutator } from './mutating.ts'
 import { gatherProxyDeploymentFacts, gatherScaleFacts } from './proxy-facts.ts'
 import type { Route } from './router.ts'
 import { pureValidator, validatingHandler } from './validating.ts'
-import { gatherReferencingServers, gatherWorkloadFacts } from './validation-facts.ts'
+import { gatherReferrers, gatherWorkloadFacts } from './validation-facts.ts'
 
 /** What answers each rule: its facts from the cluster view, then the pure rule. */
 const HANDLERS: { readonly [Rule in RuleName]: Handler } = {
@@ -37,9 +37,9 @@ const HANDLERS: { readonly [Rule in RuleName]: Handler } = {
     ),
   ),
   'webhook-config-in-use': validatingHandler({
-    gather: gatherReferencingServers,
+    gather: gatherReferrers,
     validate: (input, deletion) =>
-      validateWebhookConfigDelete(deletion.name, input.oldObject, deletion.referencingServers),
+      validateWebhookConfigDelete(deletion.name, input.oldObject, deletion.referrers),
   }),
   // Warnings only, so nothing to ratchet: the CRDs state what these objects may hold.
   workload: validatingHandler({

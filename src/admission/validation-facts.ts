@@ -36,10 +36,9 @@ export async function gatherWorkloadFacts(
 }
 
 /** The object a DELETE names, and the objects whose references name it. */
-interface WebhookConfigDeletion {
+interface Deletion {
   readonly name: string
-  /** Its referrers (still named so for `routes.ts`; whatever their kind). */
-  readonly referencingServers: Referrer[]
+  readonly referrers: Referrer[]
 }
 
 /**
@@ -47,17 +46,17 @@ interface WebhookConfigDeletion {
  * deleted, listed live (docs/enforcement.md): a reference created a moment ago, not yet in the cache,
  * counts.
  */
-export async function gatherReferencingServers(
+export async function gatherReferrers(
   request: AdmissionRequest,
   view: ClusterView,
-): Promise<WebhookConfigDeletion> {
+): Promise<Deletion> {
   const name = request.name ?? ''
   const kind = request.kind.kind
   if (request.namespace === undefined || name === '' || !isToolHiveKind(kind))
-    return { name, referencingServers: [] }
+    return { name, referrers: [] }
   const namespace = request.namespace
-  const referencingServers = await withDeadline((signal) =>
+  const referrers = await withDeadline((signal) =>
     view.referrersOf({ kind, namespace, name }, { live: true, signal }),
   )
-  return { name, referencingServers }
+  return { name, referrers }
 }

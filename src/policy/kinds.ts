@@ -9,9 +9,6 @@ import { WEBHOOK_CONFIG_FINALIZER } from './names.ts'
 
 export const TOOLHIVE_GROUP = 'toolhive.stacklok.dev'
 
-/** The validating rule that answers a kind's CREATE and UPDATE (`admission/routes.ts`). */
-export type ValidationRule = 'workload' | 'webhookConfig'
-
 /** A status condition the reconciler stamps (`status-conditions.ts`, DESIGN §6). */
 export type StatusRule = 'stdioReplicaCap' | 'sessionStorage' | 'valid'
 
@@ -81,7 +78,6 @@ export interface ToolHiveKindEntry {
   }
   /** What the rules do while the cluster does not serve the kind (logged when it goes). */
   readonly whenNotServed: string
-  readonly validation: ValidationRule
   /** The conditions the reconciler stamps, in the order it writes them. */
   readonly conditions: readonly StatusRule[]
   /** `check` admits lower ranks first: a config before the workloads that reference it. */
@@ -126,7 +122,6 @@ export const TOOLHIVE_KIND_TABLE = [
     view: { keep: ['spec.transport', ...WORKLOAD_STATUS_READS], readinessWaits: true },
     whenNotServed:
       'a proxy Deployment naming one as its owner gets no stamp (with a warning), no Scale is capped, no MCPWebhookConfig DELETE finds a reference, no conditions are stamped',
-    validation: 'workload',
     conditions: ['stdioReplicaCap', 'sessionStorage'],
     checkRank: 1,
   },
@@ -139,7 +134,6 @@ export const TOOLHIVE_KIND_TABLE = [
     proxy: { runConfigSuffix: '-runconfig', container: 'toolhive', stampsGeneration: false },
     view: { keep: WORKLOAD_STATUS_READS, readinessWaits: true },
     whenNotServed: 'no status conditions are stamped for it',
-    validation: 'workload',
     conditions: ['sessionStorage'],
     checkRank: 1,
   },
@@ -152,7 +146,6 @@ export const TOOLHIVE_KIND_TABLE = [
     proxy: { runConfigSuffix: '-vmcp-config', container: 'vmcp', stampsGeneration: false },
     view: { keep: WORKLOAD_STATUS_READS, readinessWaits: true },
     whenNotServed: 'no status conditions are stamped for it',
-    validation: 'workload',
     conditions: ['sessionStorage'],
     checkRank: 1,
   },
@@ -167,7 +160,6 @@ export const TOOLHIVE_KIND_TABLE = [
     // The Valid condition judges the whole spec.
     view: { keep: ['spec', 'status.conditions'], readinessWaits: true },
     whenNotServed: 'no webhookConfigRef warnings, and no Valid condition is stamped',
-    validation: 'webhookConfig',
     conditions: ['valid'],
     checkRank: 0,
   },

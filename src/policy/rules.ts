@@ -6,7 +6,7 @@
  * table (docs/architecture.md, "Where each change goes").
  */
 
-import { WORKLOAD_KINDS, TOOLHIVE_KIND_TABLE } from './kinds.ts'
+import { KIND, TOOLHIVE_KIND_TABLE, WORKLOAD_KINDS } from './kinds.ts'
 import type { ToolHiveKind } from './kinds.ts'
 import type { WebhookId } from './webhooks.ts'
 
@@ -118,7 +118,7 @@ export const RULE_TABLE = [
     name: 'webhook-config',
     webhook: 'webhookConfigs',
     operations: ['CREATE', 'UPDATE'],
-    matches: toolHiveKinds((entry) => entry.kind === 'MCPWebhookConfig'),
+    matches: toolHiveKinds((entry) => entry.kind === KIND.MCPWebhookConfig),
     severity: 'high',
     actions: DENY,
     summary: 'an MCPWebhookConfig is valid as the operator will read it',
@@ -127,7 +127,7 @@ export const RULE_TABLE = [
     name: 'webhook-config-in-use',
     webhook: 'webhookConfigs',
     operations: ['DELETE'],
-    matches: toolHiveKinds((entry) => entry.kind === 'MCPWebhookConfig'),
+    matches: toolHiveKinds((entry) => entry.kind === KIND.MCPWebhookConfig),
     severity: 'medium',
     actions: DENY,
     summary: 'an MCPWebhookConfig is not deleted from under the workloads that reference it',

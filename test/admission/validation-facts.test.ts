@@ -6,10 +6,7 @@
 import t from 'tap'
 import { requestFor } from '../../src/admission/request.ts'
 import type { AdmissionRequest } from '../../src/admission/review.ts'
-import {
-  gatherReferencingServers,
-  gatherWorkloadFacts,
-} from '../../src/admission/validation-facts.ts'
+import { gatherReferrers, gatherWorkloadFacts } from '../../src/admission/validation-facts.ts'
 import { MemoryView } from '../../src/cluster/memory-view.ts'
 import type { ObjectKey, ReadOptions, ToolHiveKey } from '../../src/cluster/view.ts'
 import type { ToolHiveKind } from '../../src/policy/kinds.ts'
@@ -88,9 +85,9 @@ t.test('the referrers of a deleted object are listed live', async (t) => {
     namespace: 'team',
     oldObject: config,
   })
-  t.same(await gatherReferencingServers(deleting, view), {
+  t.same(await gatherReferrers(deleting, view), {
     name: 'hooks',
-    referencingServers: [
+    referrers: [
       { kind: 'MCPServer', name: 'a', path: 'spec.webhookConfigRef.name' },
       { kind: 'MCPServer', name: 'b', path: 'spec.webhookConfigRef.name' },
     ],
@@ -98,16 +95,16 @@ t.test('the referrers of a deleted object are listed live', async (t) => {
   t.same(view.reads, ['referrers of MCPWebhookConfig/hooks'])
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'hooks', namespace: 'team' } }
   t.same(
-    await gatherReferencingServers(
+    await gatherReferrers(
       requestFor(undefined, { operation: 'DELETE', namespace: 'team', oldObject: pod }),
       view,
     ),
-    { name: 'hooks', referencingServers: [] },
+    { name: 'hooks', referrers: [] },
     'no ToolHive kind, no referrers',
   )
   t.same(
-    await gatherReferencingServers(clusterScoped(deleting), view),
-    { name: 'hooks', referencingServers: [] },
+    await gatherReferrers(clusterScoped(deleting), view),
+    { name: 'hooks', referrers: [] },
     'no namespace',
   )
 })

@@ -16,7 +16,9 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
 import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE } from '../../src/policy/kinds.ts'
-import type { ToolHiveKindEntry, ValidationRule } from '../../src/policy/kinds.ts'
+import type { ToolHiveKindEntry } from '../../src/policy/kinds.ts'
+import { RULE_TABLE } from '../../src/policy/rules.ts'
+import { WEBHOOK_TABLE } from '../../src/policy/webhooks.ts'
 
 type Any = Record<string, any>
 
@@ -25,13 +27,18 @@ type Any = Record<string, any>
  * failure policies differ): an MCPWebhookConfig's DELETE too, refused while it is referenced
  * (DESIGN §5.1).
  */
-const VALIDATING_OPERATIONS: Record<ValidationRule, string[]> = {
-  webhookConfig: ['CREATE', 'UPDATE', 'DELETE'],
-  workload: ['CREATE', 'UPDATE'],
-}
-const VALIDATING_WEBHOOKS: Record<ValidationRule, string> = {
-  webhookConfig: 'webhookconfigs.mcp-admission.toolhive.stacklok.dev',
-  workload: 'workloads.mcp-admission.toolhive.stacklok.dev',
+/** The rules of the rule table that judge `entry`'s kind: the operations and webhook it is sent. */
+function sentFor(entry: ToolHiveKindEntry): { operations: string[]; webhooks: string[] } {
+  const rules = RULE_TABLE.filter((rule) =>
+    (rule.matches as readonly string[]).includes(entry.kind),
+  )
+  const operations = new Set<string>(rules.flatMap((rule) => rule.operations))
+  return {
+    operations: ['CREATE', 'UPDATE', 'DELETE'].filter((operation) => operations.has(operation)),
+    webhooks: [...new Set(rules.map((rule) => rule.webhook))].map(
+      (id) => WEBHOOK_TABLE.find((webhook) => webhook.id === id)?.name ?? id,
+    ),
+  }
 }
 const scopeOf = (entry: ToolHiveKindEntry) => (entry.namespaced ? 'Namespaced' : 'Cluster')
 const MANIFESTS = fileURLToPath(new URL('../../manifests/', import.meta.url))
@@ -141,15 +148,11 @@ if (!full) {
           )
           t.same(
             rule?.['operations'],
-            VALIDATING_OPERATIONS[entry.validation],
+            sentFor(entry).operations,
             `${entry.kind}: the operations its rule answers`,
           )
           t.equal(rule?.['scope'], scopeOf(entry), `${entry.kind}: its scope`)
-          t.equal(
-            rule?.['webhook'],
-            VALIDATING_WEBHOOKS[entry.validation],
-            `${entry.kind}: its webhook`,
-          )
+          t.same([rule?.['webhook']], sentFor(entry).webhooks, `${entry.kind}: its webhook`)
         }
       },
     )
