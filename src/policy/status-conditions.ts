@@ -9,8 +9,8 @@
 import { renderViolations } from './messages/render.ts'
 import { groupOf, isRecord } from './kube/object.ts'
 import type { JsonObject, KubeObject } from './kube/object.ts'
-import { TOOLHIVE_GROUP, toolHiveKind } from './kinds.ts'
-import type { StatusRule } from './kinds.ts'
+import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE, toolHiveKind } from './kinds.ts'
+import type { KindTable, StatusRule } from './kinds.ts'
 import { cappedTransportOf } from './proxy-owner.ts'
 import { validateWebhookConfig } from './webhook-config.ts'
 
@@ -96,7 +96,10 @@ const CONDITIONS = {
 } as const satisfies Record<string, DesiredCondition>
 
 /** The conditions DESIGN §6 wants on a ToolHive object (any version), or undefined for other kinds. */
-export function desiredStatus(object: KubeObject): DesiredStatus | undefined {
+export function desiredStatus(
+  object: KubeObject,
+  kinds: KindTable = TOOLHIVE_KIND_TABLE,
+): DesiredStatus | undefined {
   const untrusted: unknown = object
   if (!isRecord(untrusted) || groupOf(untrusted.apiVersion) !== TOOLHIVE_GROUP) return undefined
   const spec = isRecord(untrusted.spec) ? untrusted.spec : {}
@@ -108,8 +111,9 @@ export function desiredStatus(object: KubeObject): DesiredStatus | undefined {
   const status = (conditions: DesiredCondition[]): DesiredStatus => ({
     conditions: conditions.map(stamp),
   })
-  const entry = toolHiveKind(untrusted.kind)
-  if (!entry) return undefined
+  const entry = toolHiveKind(untrusted.kind, kinds)
+  // A kind with no conditions of ours is never written to, not even with an empty list.
+  if (!entry || entry.conditions.length === 0) return undefined
   return status(entry.conditions.map((rule) => STATUS_RULES[rule](untrusted, spec)))
 }
 

@@ -68,17 +68,17 @@ t.test('kinds share a rule only when versions, scope and operations agree', asyn
   )
   // Operations split too: a DELETE for one kind only.
   const deleted = [
-    rule('workload', {}),
+    rule('workload', { matches: ['MCPServer', 'MCPRemoteProxy'] }),
     rule('workload', { name: 'server-delete', operations: ['DELETE'], matches: ['MCPServer'] }),
   ]
   t.same(
-    toolHiveRules('workloads', deleted).map((one) => [one.resources, one.operations]),
+    toolHiveRules('workloads', deleted, [server, proxy]).map((one) => [
+      one.resources,
+      one.operations,
+    ]),
     [
       [['mcpservers'], ['CREATE', 'UPDATE', 'DELETE']],
-      [
-        ['mcpremoteproxies', 'virtualmcpservers'],
-        ['CREATE', 'UPDATE'],
-      ],
+      [['mcpremoteproxies'], ['CREATE', 'UPDATE']],
     ],
   )
   t.throws(

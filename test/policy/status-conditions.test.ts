@@ -1,6 +1,7 @@
 import t from 'tap'
 import { MESSAGE_LIMITS, formatViolations } from '../../src/policy/messages/render.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
+import { TOOLHIVE_KIND_TABLE } from '../../src/policy/kinds.ts'
 import {
   MAX_CONDITION_MESSAGE_BYTES,
   desiredStatus,
@@ -129,6 +130,13 @@ t.test('each kind gets exactly its conditions, in any version', async (t) => {
     )
   }
   t.equal(desiredStatus(object('MCPToolConfig', {})), undefined, 'another ToolHive kind')
+  // A kind of the table with no conditions of ours: nothing to write, not even an empty list.
+  const quiet = { ...TOOLHIVE_KIND_TABLE[0], kind: 'MCPToolConfig', conditions: [] }
+  t.equal(
+    desiredStatus(object('MCPToolConfig', {}), [...TOOLHIVE_KIND_TABLE, quiet]),
+    undefined,
+    'a kind without conditions',
+  )
   t.equal(
     desiredStatus({ ...object('MCPServer', {}), apiVersion: 'example.com/v1' }),
     undefined,
