@@ -24,9 +24,13 @@ export function sourceFiles(folder = 'src'): SourceFile[] {
     const path = relative(ROOT, join(ROOT, folder, file))
       .split('\\')
       .join('/')
-    const text = readFileSync(join(ROOT, path), 'utf8')
-    return { path, source: ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true) }
+    return parsedSource(path, readFileSync(join(ROOT, path), 'utf8'))
   })
+}
+
+/** `text` parsed as the file `path` (a test of a rule parses a few lines of its own). */
+export function parsedSource(path: string, text: string): SourceFile {
+  return { path, source: ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true) }
 }
 
 /** Every node of `source`, depth first. */
