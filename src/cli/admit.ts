@@ -106,9 +106,10 @@ export async function admitRequest(
     object = verdict.object ?? object
   }
   if (crd && object) {
-    // Mutated objects are decoded again (pruned, defaulted; no warnings the second time), then
-    // validated: schema, CEL rules, ratcheting against the stored object.
-    const decoded = crd.decode(object)
+    // Mutated objects are decoded again (pruned, defaulted; no warnings and no strict refusal the
+    // second time: field validation is of the client's body), then validated: schema, CEL rules,
+    // ratcheting against the stored object.
+    const decoded = crd.redecode(object)
     if (decoded.kind === 'refused') return refuse(decoded.refusal)
     const validated = crd.validate(decoded.object)
     if (validated.kind === 'refused') {
@@ -157,6 +158,7 @@ function crdSteps({ catalog, strict }: CrdStep, write: CrdWrite) {
     }
   return {
     decode: step((input) => catalog.decode(input)),
+    redecode: step((input) => catalog.decode({ ...input, strict: false })),
     validate: step((input) => catalog.validate(input)),
   }
 }
