@@ -44,7 +44,7 @@ function controllerWorkloadOf(object: KubeObject, kinds: KindTable): ProxyOwner 
   return undefined
 }
 
-/** The RunConfig ConfigMap name of a workload (DESIGN §3). */
+/** The RunConfig ConfigMap name of a workload (docs/enforcement.md). */
 export function runConfigMapName(owner: Pick<ProxyOwner, 'name' | 'proxy'>): string {
   return `${owner.name}${owner.proxy.runConfigSuffix}`
 }
