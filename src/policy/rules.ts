@@ -145,13 +145,6 @@ export const RULE_TABLE = [
 
 export type RuleName = (typeof RULE_TABLE)[number]['name']
 
-/** The table's entry for a rule. */
-export function ruleEntry(name: RuleName): RuleEntry {
-  const entry = RULE_TABLE.find((rule) => rule.name === name)
-  if (entry === undefined) throw new Error(`no rule ${name}`) // unreachable: RuleName is the table's
-  return entry
-}
-
 /** Whether `matches` names ToolHive kinds (by the kind table) rather than other resources. */
 export function matchesToolHiveKinds(
   matches: RuleEntry['matches'],
