@@ -10,7 +10,8 @@ import { ClusterReadError } from '../cluster/view.ts'
 import type { ClusterView } from '../cluster/view.ts'
 import { MAX_NESTING, nestsDeeperThan } from '../policy/kube/nesting.ts'
 import { errorMessage } from '../policy/messages/render.ts'
-import type { RuleName } from '../policy/rules.ts'
+import { RULE_TABLE } from '../policy/rules.ts'
+import type { RuleEntry, RuleName } from '../policy/rules.ts'
 import type { AdmissionRequest, WebhookName } from './review.ts'
 import { Router } from './router.ts'
 import type { Route } from './router.ts'
@@ -38,16 +39,24 @@ export interface DecideOptions {
   readonly routes?: readonly Route[]
   /** The operator's service account, `name` or `namespace/name` (writer.ts). */
   readonly operatorServiceAccount?: string | undefined
+  /** Whether a rule's violations are refused (enforcement.ts); by default, its table default. */
+  readonly denies?: (rule: RuleName) => boolean
+}
+
+/** Whether `rule` denies by its table default. */
+function deniesByDefault(rule: RuleName): boolean {
+  const entry: RuleEntry | undefined = RULE_TABLE.find(({ name }) => name === rule)
+  return entry?.actions.default.includes('Deny') === true
 }
 
 export function createDecide({
   view,
   routes = productRoutes(),
   operatorServiceAccount,
+  denies = deniesByDefault,
 }: DecideOptions): Decide {
   const router = new Router(routes)
   const writerOf = operatorWriter(operatorServiceAccount)
-  const context = { view }
   return async (webhook, request) => {
     const writer = writerOf(request.userInfo)
     const route = router.find(webhook, request)
@@ -61,6 +70,7 @@ export function createDecide({
         verdict: failed(400, `the request is nested deeper than ${MAX_NESTING} levels`),
       }
     try {
+      const context = { view, denies: denies(route.rule) }
       return { ...decided, verdict: await route.handler(request, context) }
     } catch (error) {
       // A live read that failed is not a bug: say in-band what could not be read (the writer

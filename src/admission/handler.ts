@@ -4,8 +4,13 @@ import type { ClusterView } from '../cluster/view.ts'
 import type { AdmissionRequest } from './review.ts'
 import type { Verdict } from './verdict.ts'
 
-interface HandlerContext {
+export interface HandlerContext {
   readonly view: ClusterView
+  /**
+   * Whether the rule's violations are refused under the service's settings: a rule that only
+   * warns may read from the cache where one that denies reads live (docs/enforcement.md).
+   */
+  readonly denies: boolean
 }
 
 /**

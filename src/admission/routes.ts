@@ -12,8 +12,8 @@ import { ratchet } from '../policy/ratchet.ts'
 import { RULE_TABLE, matchesToolHiveKinds } from '../policy/rules.ts'
 import type { RuleEntry, RuleName } from '../policy/rules.ts'
 import { capStdioScale } from '../policy/stdio-scale.ts'
+import { guardDelete } from '../policy/delete-guard.ts'
 import { validateWebhookConfig } from '../policy/webhook-config.ts'
-import { validateWebhookConfigDelete } from '../policy/webhook-config-delete.ts'
 import { WEBHOOK_TABLE } from '../policy/webhooks.ts'
 import { workloadWarnings } from '../policy/workload-warnings.ts'
 import type { Handler } from './handler.ts'
@@ -21,7 +21,13 @@ import { mutatingHandler, pureMutator } from './mutating.ts'
 import { gatherProxyDeploymentFacts, gatherScaleFacts } from './proxy-facts.ts'
 import type { Route } from './router.ts'
 import { pureValidator, validatingHandler } from './validating.ts'
-import { gatherReferrers, gatherWorkloadFacts } from './validation-facts.ts'
+import { gatherDeleteFacts, gatherWorkloadFacts } from './validation-facts.ts'
+
+/** Every referenced kind's delete guard; MCPWebhookConfig's is its own rule by name and default. */
+const DELETE_GUARD = validatingHandler({
+  gather: gatherDeleteFacts,
+  validate: (input, facts) => guardDelete(input.oldObject, facts),
+})
 
 /** What answers each rule: its facts from the cluster view, then the pure rule. */
 const HANDLERS: { readonly [Rule in RuleName]: Handler } = {
@@ -36,11 +42,8 @@ const HANDLERS: { readonly [Rule in RuleName]: Handler } = {
       ratchet(input, (object) => validateWebhookConfig({ ...input, object })),
     ),
   ),
-  'webhook-config-in-use': validatingHandler({
-    gather: gatherReferrers,
-    validate: (input, deletion) =>
-      validateWebhookConfigDelete(deletion.name, input.oldObject, deletion.referrers),
-  }),
+  'webhook-config-in-use': DELETE_GUARD,
+  'delete-guard': DELETE_GUARD,
   // Warnings only, so nothing to ratchet: the CRDs state what these objects may hold.
   workload: validatingHandler({
     gather: gatherWorkloadFacts,

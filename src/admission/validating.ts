@@ -1,16 +1,24 @@
 /** Adapts a pure validating policy to a Handler. A validating handler never returns a patch. */
 
 import type { ClusterView } from '../cluster/view.ts'
+import type { DeleteProtection } from '../policy/delete-guard.ts'
 import type { ValidationInput, ValidationResult } from '../policy/result.ts'
-import type { Handler } from './handler.ts'
+import type { Handler, HandlerContext } from './handler.ts'
 import { admitted, refused, subjectOf } from './verdict.ts'
 import type { AdmissionRequest } from './review.ts'
 
 interface Validator<Facts> {
   /** Reads what the rule needs from the cluster view. */
-  readonly gather: (request: AdmissionRequest, view: ClusterView) => Promise<Facts>
-  /** The pure rule. */
-  readonly validate: (input: ValidationInput, facts: Facts) => ValidationResult
+  readonly gather: (
+    request: AdmissionRequest,
+    view: ClusterView,
+    context: HandlerContext,
+  ) => Promise<Facts>
+  /** The pure rule; `protection` is a delete guard's, for its metric. */
+  readonly validate: (
+    input: ValidationInput,
+    facts: Facts,
+  ) => ValidationResult & { readonly protection?: DeleteProtection }
 }
 
 /** A validator that needs nothing from the cluster. */
@@ -22,8 +30,8 @@ export function pureValidator(
 
 /** Builds the handler that runs `validator` on the request. */
 export function validatingHandler<Facts>(validator: Validator<Facts>): Handler {
-  return async (request, { view }) => {
-    const facts = await validator.gather(request, view)
+  return async (request, context) => {
+    const facts = await validator.gather(request, context.view, context)
     const result = validator.validate(
       {
         operation: request.operation,
@@ -32,8 +40,9 @@ export function validatingHandler<Facts>(validator: Validator<Facts>): Handler {
       },
       facts,
     )
+    const protection = result.protection === undefined ? {} : { protection: result.protection }
     return result.violations.length > 0
-      ? refused(result.violations, result.warnings, subjectOf(request))
-      : admitted([], result.warnings)
+      ? { ...refused(result.violations, result.warnings, subjectOf(request)), ...protection }
+      : { ...admitted([], result.warnings), ...protection }
   }
 }

@@ -1,11 +1,15 @@
 /** What the DESIGN §5 validators need from the cluster view. */
 
+import { ClusterReadError } from '../cluster/view.ts'
 import type { ClusterView } from '../cluster/view.ts'
+import type { DeleteFacts } from '../policy/delete-guard.ts'
+import { CLUSTER_MACHINERY_USERS } from '../policy/webhooks.ts'
 import { isToolHiveKind } from '../policy/kinds.ts'
 import { referencesIn } from '../policy/references.ts'
-import type { ReferenceTarget, Referrer } from '../policy/references.ts'
+import type { ReferenceTarget } from '../policy/references.ts'
 import type { WorkloadFacts } from '../policy/workload-warnings.ts'
 import { withDeadline } from './deadline.ts'
+import type { HandlerContext } from './handler.ts'
 import type { AdmissionRequest } from './review.ts'
 
 /**
@@ -35,28 +39,42 @@ export async function gatherWorkloadFacts(
   return { missing: looked.flatMap(({ target, found }) => (found ? [] : [target])) }
 }
 
-/** The object a DELETE names, and the objects whose references name it. */
-interface Deletion {
-  readonly name: string
-  readonly referrers: Referrer[]
-}
-
 /**
- * The objects in the namespace whose references (the kind table's) name the object being
- * deleted, listed live (docs/enforcement.md): a reference created a moment ago, not yet in the cache,
- * counts.
+ * What the delete guard needs (docs/enforcement.md, "Deletes"), cheapest first: cluster machinery
+ * and a terminating namespace are exempt before anything is listed; then the objects in the
+ * namespace whose references (the kind table's) name the object. Read live where the rule
+ * denies (a reference created a moment ago counts), from the cache where it only warns. A read
+ * that fails admits the delete, saying so: the guard never holds one up.
  */
-export async function gatherReferrers(
+export async function gatherDeleteFacts(
   request: AdmissionRequest,
   view: ClusterView,
-): Promise<Deletion> {
+  { denies }: HandlerContext,
+): Promise<DeleteFacts> {
   const name = request.name ?? ''
   const kind = request.kind.kind
   if (request.namespace === undefined || name === '' || !isToolHiveKind(kind))
-    return { name, referrers: [] }
+    return { kind, name, referrers: [] }
+  const exempt = exemption(request, view)
+  if (exempt !== undefined) return { kind, name, exempt }
   const namespace = request.namespace
-  const referrers = await withDeadline((signal) =>
-    view.referrersOf({ kind, namespace, name }, { live: true, signal }),
-  )
-  return { name, referrers }
+  try {
+    const referrers = await withDeadline((signal) =>
+      view.referrersOf({ kind, namespace, name }, { live: denies, signal }),
+    )
+    return { kind, name, referrers }
+  } catch (error) {
+    if (error instanceof ClusterReadError) return { kind, name, unread: error.message }
+    throw error
+  }
+}
+
+/** Why a delete is not looked at, or undefined when it is. */
+function exemption(request: AdmissionRequest, view: ClusterView): string | undefined {
+  const username = request.userInfo?.username
+  if (typeof username === 'string' && CLUSTER_MACHINERY_USERS.includes(username))
+    return `deleted by ${username}`
+  if (request.namespace !== undefined && view.isTerminating(request.namespace))
+    return `namespace ${request.namespace} is terminating`
+  return undefined
 }

@@ -4,6 +4,7 @@
  * depending on how the service is told to act on it.
  */
 
+import type { DeleteProtection } from '../policy/delete-guard.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import type { FieldViolation } from '../policy/messages/field-errors.ts'
 import type { PatchOperation } from './patch.ts'
@@ -24,6 +25,8 @@ export type Verdict =
       readonly warnings: readonly string[]
       /** A mutating rule's result: the request object with `patch` applied (the CLI stores it). */
       readonly object?: KubeObject
+      /** A delete guard's: the operator's finalizer holds the object for its referrers. */
+      readonly protection?: DeleteProtection
     }
   /** A rule is broken: each violation names its field (or none, for a refusal of a DELETE). */
   | {
@@ -31,6 +34,8 @@ export type Verdict =
       readonly violations: readonly FieldViolation[]
       readonly warnings: readonly string[]
       readonly subject: DeniedSubject
+      /** A delete guard's: referrers nothing holds the object for. */
+      readonly protection?: DeleteProtection
     }
   /**
    * Not judged: the request is unreadable to the rule (400), a fact could not be read in time

@@ -280,6 +280,10 @@ export class KubeView implements ClusterView {
     this.#options.onSynced?.()
   }
 
+  isTerminating(_namespace: string): boolean {
+    return false
+  }
+
   /** The cached copy alone, never a live read (for tests and the reconciler). */
   cached(key: ObjectKey): Promise<KubeObject | undefined> {
     return this.#cache.get(key)

@@ -23,6 +23,8 @@ export class MemoryView implements ClusterView {
   readonly #referrers = new Map<string, Map<ViewKind, Set<string>>>()
 
   readonly #serves: (kind: ToolHiveKind) => boolean
+  /** The namespaces given as Namespace objects with a `deletionTimestamp`. */
+  readonly #terminating = new Set<string>()
 
   /**
    * `serves` says which ToolHive kinds the simulated cluster serves (`check` with CRDs: those they
@@ -38,6 +40,7 @@ export class MemoryView implements ClusterView {
 
   /** Stores (or replaces) an object; returns false for objects a view does not hold. */
   put(object: KubeObject): boolean {
+    if (isNamespace(object)) return this.#putNamespace(object)
     const key = objectKey(object)
     if (!key) return false
     this.delete(key)
@@ -111,6 +114,18 @@ export class MemoryView implements ClusterView {
     return this.#serves(kind)
   }
 
+  isTerminating(namespace: string): boolean {
+    return this.#terminating.has(namespace)
+  }
+
+  #putNamespace(object: KubeObject): boolean {
+    const { name, deletionTimestamp } = object.metadata ?? {}
+    if (typeof name !== 'string') return false
+    if (deletionTimestamp === undefined || deletionTimestamp === null) this.#terminating.delete(name)
+    else this.#terminating.add(name)
+    return true
+  }
+
   isSynced(): boolean {
     return true
   }
@@ -118,6 +133,10 @@ export class MemoryView implements ClusterView {
   isReady(): boolean {
     return true
   }
+}
+
+function isNamespace(object: KubeObject): boolean {
+  return object.kind === 'Namespace' && object.apiVersion === 'v1'
 }
 
 /** The view key of an object, or undefined when it is not a kind views hold. */

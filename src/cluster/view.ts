@@ -52,6 +52,11 @@ export interface ClusterView {
    * field that does, sorted by kind, name and path.
    */
   referrersOf(target: ToolHiveKey, options?: ReadOptions): Promise<Referrer[]>
+  /**
+   * Whether the namespace is being deleted (it has a `deletionTimestamp`), from the view's cache
+   * of namespaces; false when it is not known to be.
+   */
+  isTerminating(namespace: string): boolean
   /** Whether the cluster serves `kind` now (an in-memory view: the kinds it was given). */
   serves(kind: ToolHiveKind): boolean
   /**

@@ -42,6 +42,8 @@ export interface Reference {
     { readonly kind: string } | { readonly kindFrom: string; readonly allowed: readonly string[] }
   /** A condition the target must meet (`spec.type` equals `embeddedAuthServer`). */
   readonly requires?: { readonly path: string; readonly equals: string }
+  /** What the operator does while the target is missing: `the operator will <whenMissing>`. */
+  readonly whenMissing: string
   /** The operator's finalizer that holds the target while this path names it, and since when. */
   readonly protectedBy?: { readonly finalizer: string; readonly since: string }
 }
@@ -90,20 +92,172 @@ export type KindTable = readonly ToolHiveKindEntry[]
 /** What the status rules and the reconciler read of a workload (`status-conditions.ts`). */
 const WORKLOAD_STATUS_READS = ['spec.replicas', 'spec.sessionStorage.provider', 'status.conditions']
 
+const toKind = (kind: string) => ({ kind })
+
 /**
- * Only MCPServer has `spec.webhookConfigRef` (the CRDs of v0.63.0), and the operator's finalizer
- * counts MCPServers only. `since` is the oldest supported release, which already has it (the e2e
- * suite proves it beside v0.33.0 and v0.63.0, docs/e2e.md); no older one is servable to look at.
+ * The operator's finalizers that hold a referenced object while some referrers name it, each
+ * counting only the paths its controller lists (read from upstream's controllers of v0.33.0 and
+ * v0.63.0, which agree; a release between is taken to match them). MCPGroup's and
+ * EmbeddingServer's finalizers hold nothing, and VirtualMCPCompositeToolDefinition has none.
  */
-const WEBHOOK_CONFIG_REF: Reference = {
-  path: 'spec.webhookConfigRef.name',
-  target: { kind: 'MCPWebhookConfig' },
-  protectedBy: { finalizer: WEBHOOK_CONFIG_FINALIZER, since: 'v0.33.0' },
+const held = (finalizer: string) => ({ protectedBy: { finalizer, since: 'v0.33.0' } })
+const TOOL_CONFIG_HELD = held('toolhive.stacklok.dev/toolconfig-finalizer')
+const EXTERNAL_AUTH_HELD = held('mcpexternalauthconfig.toolhive.stacklok.dev/finalizer')
+const OIDC_HELD = held('mcpoidcconfig.toolhive.stacklok.dev/finalizer')
+const AUTHZ_HELD = held('mcpauthzconfig.toolhive.stacklok.dev/finalizer')
+const TELEMETRY_HELD = held('mcptelemetryconfig.toolhive.stacklok.dev/finalizer')
+
+const GROUP_REF: Reference = {
+  path: 'spec.groupRef.name',
+  target: toKind('MCPGroup'),
+  whenMissing: 'report GroupRefNotFound',
+}
+const OIDC_REF: Reference = {
+  path: 'spec.oidcConfigRef.name',
+  target: toKind('MCPOIDCConfig'),
+  whenMissing: 'report OIDCConfigRefNotFound',
+  ...OIDC_HELD,
+}
+const AUTHZ_REF: Reference = {
+  path: 'spec.authzConfigRef.name',
+  target: toKind('MCPAuthzConfig'),
+  whenMissing: 'report AuthzConfigRefNotFound',
+  ...AUTHZ_HELD,
+}
+const TELEMETRY_REF: Reference = {
+  path: 'spec.telemetryConfigRef.name',
+  target: toKind('MCPTelemetryConfig'),
+  whenMissing: 'report TelemetryConfigRefNotFound',
+  ...TELEMETRY_HELD,
+}
+/** Only an MCPExternalAuthConfig of type `embeddedAuthServer` configures an embedded server. */
+const AUTH_SERVER_REF: Reference = {
+  path: 'spec.authServerRef.name',
+  target: { kindFrom: 'kind', allowed: ['MCPExternalAuthConfig'] },
+  requires: { path: 'spec.type', equals: 'embeddedAuthServer' },
+  whenMissing: 'report AuthServerRefNotFound',
+  ...EXTERNAL_AUTH_HELD,
 }
 
 /**
- * MCPServer, MCPRemoteProxy and VirtualMCPServer are stored at v1beta1 and still served at
- * v1alpha1; MCPWebhookConfig exists only as v1alpha1 so far.
+ * An MCPServer's references. Its tool, external auth and webhook configs have no condition of
+ * their own when missing: the reconcile fails and Ready turns False (NotReady).
+ */
+const MCP_SERVER_REFERENCES: readonly Reference[] = [
+  GROUP_REF,
+  {
+    path: 'spec.toolConfigRef.name',
+    target: toKind('MCPToolConfig'),
+    whenMissing: 'report NotReady',
+    ...TOOL_CONFIG_HELD,
+  },
+  {
+    path: 'spec.externalAuthConfigRef.name',
+    target: toKind('MCPExternalAuthConfig'),
+    whenMissing: 'report NotReady',
+    ...EXTERNAL_AUTH_HELD,
+  },
+  AUTH_SERVER_REF,
+  OIDC_REF,
+  AUTHZ_REF,
+  TELEMETRY_REF,
+  {
+    path: 'spec.webhookConfigRef.name',
+    target: toKind('MCPWebhookConfig'),
+    whenMissing: 'report NotReady',
+    protectedBy: { finalizer: WEBHOOK_CONFIG_FINALIZER, since: 'v0.33.0' },
+  },
+]
+
+/** An MCPRemoteProxy's: MCPToolConfig's finalizer does not count it. */
+const REMOTE_PROXY_REFERENCES: readonly Reference[] = [
+  GROUP_REF,
+  {
+    path: 'spec.toolConfigRef.name',
+    target: toKind('MCPToolConfig'),
+    whenMissing: 'report ToolConfigNotFound',
+  },
+  {
+    path: 'spec.externalAuthConfigRef.name',
+    target: toKind('MCPExternalAuthConfig'),
+    whenMissing: 'report ExternalAuthConfigFetchError',
+    ...EXTERNAL_AUTH_HELD,
+  },
+  AUTH_SERVER_REF,
+  OIDC_REF,
+  AUTHZ_REF,
+  TELEMETRY_REF,
+]
+
+/** An MCPServerEntry's: no finalizer counts it. */
+const SERVER_ENTRY_REFERENCES: readonly Reference[] = [
+  GROUP_REF,
+  {
+    path: 'spec.externalAuthConfigRef.name',
+    target: toKind('MCPExternalAuthConfig'),
+    whenMissing: 'report AuthConfigNotFound',
+  },
+]
+
+/**
+ * A VirtualMCPServer's: the tools it aggregates and the auth of each backend it calls, which no
+ * finalizer counts. (`spec.config.groupRef` is not one: the operator overwrites it with
+ * `spec.groupRef.name`.)
+ */
+const VIRTUAL_SERVER_REFERENCES: readonly Reference[] = [
+  GROUP_REF,
+  {
+    path: 'spec.config.compositeToolRefs[].name',
+    target: toKind('VirtualMCPCompositeToolDefinition'),
+    whenMissing: 'report CompositeToolRefNotFound',
+  },
+  {
+    path: 'spec.config.aggregation.tools[].toolConfigRef.name',
+    target: toKind('MCPToolConfig'),
+    whenMissing: 'fail to reconcile it',
+  },
+  {
+    path: 'spec.embeddingServerRef.name',
+    target: toKind('EmbeddingServer'),
+    whenMissing: 'report EmbeddingServerNotFound',
+  },
+  { ...AUTHZ_REF, path: 'spec.incomingAuth.authzConfigRef.name' },
+  { ...OIDC_REF, path: 'spec.incomingAuth.oidcConfigRef.name' },
+  {
+    path: 'spec.outgoingAuth.default.externalAuthConfigRef.name',
+    target: toKind('MCPExternalAuthConfig'),
+    whenMissing: 'report DefaultAuthConfig ConversionFailed',
+  },
+  {
+    path: 'spec.outgoingAuth.backends{}.externalAuthConfigRef.name',
+    target: toKind('MCPExternalAuthConfig'),
+    whenMissing: 'report BackendAuthConfig ConversionFailed',
+  },
+  TELEMETRY_REF,
+]
+
+/** The same references at both served versions. */
+const atBothVersions = (references: readonly Reference[]) => ({
+  v1beta1: references,
+  v1alpha1: references,
+})
+
+/** `check` and `audit` order: configs, then groups, then workloads, then virtual servers. */
+const RANK = { config: 0, group: 1, workload: 2, virtual: 3 } as const
+
+/** A kind that only other objects name: nothing of it is read but its identity. */
+const REFERENCED_ONLY = {
+  group: TOOLHIVE_GROUP,
+  versions: ['v1beta1', 'v1alpha1'],
+  namespaced: true,
+  view: { keep: [], readinessWaits: false },
+  conditions: [],
+} as const
+
+/**
+ * MCPServer, MCPRemoteProxy and VirtualMCPServer own a proxy Deployment; every kind but
+ * MCPWebhookConfig (v1alpha1 only so far) is stored at v1beta1 and still served at v1alpha1.
+ * Readiness waits only for the caches a `Fail` webhook reads: the proxy Deployment's owner.
  */
 export const TOOLHIVE_KIND_TABLE = [
   {
@@ -118,12 +272,12 @@ export const TOOLHIVE_KIND_TABLE = [
       stampsGeneration: true,
       transportCap: { transport: 'stdio', byDefault: true },
     },
-    references: { v1beta1: [WEBHOOK_CONFIG_REF], v1alpha1: [WEBHOOK_CONFIG_REF] },
+    references: atBothVersions(MCP_SERVER_REFERENCES),
     view: { keep: ['spec.transport', ...WORKLOAD_STATUS_READS], readinessWaits: true },
     whenNotServed:
-      'a proxy Deployment naming one as its owner gets no stamp (with a warning), no Scale is capped, no MCPWebhookConfig DELETE finds a reference, no conditions are stamped',
+      'a proxy Deployment naming one as its owner gets no stamp (with a warning), no Scale is capped, no delete finds it a referrer, no conditions are stamped',
     conditions: ['stdioReplicaCap', 'sessionStorage'],
-    checkRank: 1,
+    checkRank: RANK.workload,
   },
   {
     kind: 'MCPRemoteProxy',
@@ -132,10 +286,11 @@ export const TOOLHIVE_KIND_TABLE = [
     plural: 'mcpremoteproxies',
     namespaced: true,
     proxy: { runConfigSuffix: '-runconfig', container: 'toolhive', stampsGeneration: false },
+    references: atBothVersions(REMOTE_PROXY_REFERENCES),
     view: { keep: WORKLOAD_STATUS_READS, readinessWaits: true },
-    whenNotServed: 'no status conditions are stamped for it',
+    whenNotServed: 'no delete finds it a referrer, and no status conditions are stamped for it',
     conditions: ['sessionStorage'],
-    checkRank: 1,
+    checkRank: RANK.workload,
   },
   {
     kind: 'VirtualMCPServer',
@@ -144,10 +299,11 @@ export const TOOLHIVE_KIND_TABLE = [
     plural: 'virtualmcpservers',
     namespaced: true,
     proxy: { runConfigSuffix: '-vmcp-config', container: 'vmcp', stampsGeneration: false },
+    references: atBothVersions(VIRTUAL_SERVER_REFERENCES),
     view: { keep: WORKLOAD_STATUS_READS, readinessWaits: true },
-    whenNotServed: 'no status conditions are stamped for it',
+    whenNotServed: 'no delete finds it a referrer, and no status conditions are stamped for it',
     conditions: ['sessionStorage'],
-    checkRank: 1,
+    checkRank: RANK.virtual,
   },
   {
     kind: 'MCPWebhookConfig',
@@ -158,10 +314,83 @@ export const TOOLHIVE_KIND_TABLE = [
     plural: 'mcpwebhookconfigs',
     namespaced: true,
     // The Valid condition judges the whole spec.
-    view: { keep: ['spec', 'status.conditions'], readinessWaits: true },
+    view: { keep: ['spec', 'status.conditions'], readinessWaits: false },
     whenNotServed: 'no webhookConfigRef warnings, and no Valid condition is stamped',
     conditions: ['valid'],
-    checkRank: 0,
+    checkRank: RANK.config,
+  },
+  {
+    ...REFERENCED_ONLY,
+    kind: 'MCPServerEntry',
+    plural: 'mcpserverentries',
+    references: atBothVersions(SERVER_ENTRY_REFERENCES),
+    whenNotServed: 'no delete finds it a referrer',
+    checkRank: RANK.workload,
+  },
+  {
+    ...REFERENCED_ONLY,
+    kind: 'MCPGroup',
+    plural: 'mcpgroups',
+    whenNotServed: 'no groupRef warnings',
+    checkRank: RANK.group,
+  },
+  {
+    ...REFERENCED_ONLY,
+    kind: 'MCPToolConfig',
+    plural: 'mcptoolconfigs',
+    whenNotServed: 'no toolConfigRef warnings',
+    checkRank: RANK.config,
+  },
+  {
+    ...REFERENCED_ONLY,
+    kind: 'MCPExternalAuthConfig',
+    plural: 'mcpexternalauthconfigs',
+    // `authServerRef` requires a config of type embeddedAuthServer (references.ts keeps it).
+    whenNotServed: 'no externalAuthConfigRef or authServerRef warnings',
+    checkRank: RANK.config,
+  },
+  {
+    ...REFERENCED_ONLY,
+    kind: 'MCPOIDCConfig',
+    plural: 'mcpoidcconfigs',
+    whenNotServed: 'no oidcConfigRef warnings',
+    checkRank: RANK.config,
+  },
+  {
+    ...REFERENCED_ONLY,
+    kind: 'MCPAuthzConfig',
+    plural: 'mcpauthzconfigs',
+    whenNotServed: 'no authzConfigRef warnings',
+    checkRank: RANK.config,
+  },
+  {
+    ...REFERENCED_ONLY,
+    kind: 'MCPTelemetryConfig',
+    plural: 'mcptelemetryconfigs',
+    whenNotServed: 'no telemetryConfigRef warnings',
+    checkRank: RANK.config,
+  },
+  {
+    ...REFERENCED_ONLY,
+    kind: 'EmbeddingServer',
+    plural: 'embeddingservers',
+    whenNotServed: 'no embeddingServerRef warnings',
+    checkRank: RANK.workload,
+  },
+  {
+    ...REFERENCED_ONLY,
+    kind: 'VirtualMCPCompositeToolDefinition',
+    plural: 'virtualmcpcompositetooldefinitions',
+    whenNotServed: 'no compositeToolRefs warnings',
+    checkRank: RANK.config,
+  },
+  {
+    ...REFERENCED_ONLY,
+    kind: 'MCPRegistry',
+    plural: 'mcpregistries',
+    // Nothing names a registry, and a registry names nothing the service checks.
+    whenNotServed: 'nothing: no rule reads it',
+    checkRank: RANK.config,
   },
 ] as const satisfies KindTable
 

@@ -19,13 +19,16 @@ export interface ReferenceTarget {
 /** A reference found in an object: the name field's path (`spec.webhookConfigRef.name`), and its target. */
 export interface FoundReference extends ReferenceTarget {
   readonly path: string
+  /** The table's reference it was found by. */
+  readonly reference: Reference
 }
 
-/** An object that names another: its kind and name, and the field that does. */
+/** An object that names another: its kind and name, the field that does, and the table's reference. */
 export interface Referrer {
   readonly kind: ToolHiveKind
   readonly name: string
   readonly path: string
+  readonly reference: Reference
 }
 
 /** The references `entry` declares at `version`; a version it does not name reads as its first. */
@@ -58,7 +61,7 @@ export function referencesIn(
       const name = value[field]
       const kind = targetKind(reference.target, value)
       if (typeof name === 'string' && name !== '' && kind !== undefined)
-        found.push({ path: path === '' ? field : `${path}.${field}`, kind, name })
+        found.push({ path: path === '' ? field : `${path}.${field}`, kind, name, reference })
     }
   }
   return found
@@ -75,7 +78,7 @@ export function referrersIn(
   const kind = object.kind as ToolHiveKind
   return referencesIn(object, kinds).flatMap((found) =>
     found.kind === target.kind && found.name === target.name
-      ? [{ kind, name, path: found.path }]
+      ? [{ kind, name, path: found.path, reference: found.reference }]
       : [],
   )
 }
@@ -103,10 +106,11 @@ export function sortReferrers(referrers: Referrer[]): Referrer[] {
 }
 
 /**
- * Every path the cluster view keeps of `entry`'s objects: its keep-list, and the fields its
- * references read (the name, and the kind beside it where the kind is read from the object).
+ * Every path the cluster view keeps of `entry`'s objects: its keep-list, the fields its
+ * references read (the name, and the kind beside it where the kind is read from the object), and
+ * what references naming it require of it (`spec.type`).
  */
-export function keptPaths(entry: ToolHiveKindEntry): string[] {
+export function keptPaths(entry: ToolHiveKindEntry, kinds: KindTable = TOOLHIVE_KIND_TABLE): string[] {
   const paths = new Set(entry.view.keep)
   for (const references of Object.values(entry.references ?? {})) {
     for (const { path, target } of references) {
@@ -117,6 +121,11 @@ export function keptPaths(entry: ToolHiveKindEntry): string[] {
       }
     }
   }
+  for (const other of kinds)
+    for (const references of Object.values(other.references ?? {}))
+      for (const { target, requires } of references)
+        if (requires && targetKinds(target).includes(entry.kind as ToolHiveKind))
+          paths.add(requires.path)
   return [...paths]
 }
 

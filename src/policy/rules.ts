@@ -6,7 +6,8 @@
  * table (docs/architecture.md, "Where each change goes").
  */
 
-import { KIND, TOOLHIVE_KIND_TABLE, WORKLOAD_KINDS } from './kinds.ts'
+import { KIND, TOOLHIVE_KIND_TABLE } from './kinds.ts'
+import { referringKinds } from './references.ts'
 import type { ToolHiveKind } from './kinds.ts'
 import type { WebhookId } from './webhooks.ts'
 
@@ -125,7 +126,7 @@ export const RULE_TABLE = [
   },
   {
     name: 'webhook-config-in-use',
-    webhook: 'webhookConfigs',
+    webhook: 'deletes',
     operations: ['DELETE'],
     matches: toolHiveKinds((entry) => entry.kind === KIND.MCPWebhookConfig),
     severity: 'medium',
@@ -133,13 +134,27 @@ export const RULE_TABLE = [
     summary: 'an MCPWebhookConfig is not deleted from under the workloads that reference it',
   },
   {
+    // The delete guard of every other referenced kind: a new refusal of deletes users make
+    // today, so it warns and audits until a team sets it to deny (docs/rollout.md).
+    name: 'delete-guard',
+    webhook: 'deletes',
+    operations: ['DELETE'],
+    matches: toolHiveKinds(
+      (entry) => entry.kind !== KIND.MCPWebhookConfig && referringKinds(entry.kind).length > 0,
+    ),
+    severity: 'medium',
+    actions: { default: ['Warn', 'Audit'], allowed: ALL_ACTIONS },
+    summary: 'an object is not deleted from under the objects that reference it',
+  },
+  {
     name: 'workload',
     webhook: 'workloads',
     operations: ['CREATE', 'UPDATE'],
-    matches: WORKLOAD_KINDS,
+    matches: toolHiveKinds((entry) => 'proxy' in entry || 'references' in entry),
     severity: 'low',
     actions: WARNINGS_ONLY,
-    summary: 'a workload is warned about what its CRD cannot say',
+    summary:
+      'a workload is warned about what its CRD cannot say: replicas, and references that name nothing',
   },
 ] as const satisfies readonly RuleEntry[]
 

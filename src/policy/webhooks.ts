@@ -8,7 +8,12 @@
 
 /** The webhook's key under `webhooks:` in the chart's values. */
 export type WebhookId =
-  'deployments' | 'deploymentsScale' | 'runConfigs' | 'webhookConfigs' | 'workloads'
+  | 'deployments'
+  | 'deploymentsScale'
+  | 'runConfigs'
+  | 'webhookConfigs'
+  | 'workloads'
+  | 'deletes'
 
 /** A label selector, as the webhook configuration's `objectSelector` holds it. */
 type ObjectSelector =
@@ -45,6 +50,18 @@ export interface WebhookEntry {
     readonly expression: readonly string[]
   }[]
 }
+
+/**
+ * Who deletes ToolHive objects as cluster machinery: the namespace controller and the garbage
+ * collector (each with its own service account, kube-controller-manager's default) or
+ * kube-controller-manager itself (`--use-service-account-credentials=false`). The delete guard's
+ * webhook is not sent their deletes, and the service exempts them again should it be.
+ */
+export const CLUSTER_MACHINERY_USERS: readonly string[] = [
+  'system:serviceaccount:kube-system:namespace-controller',
+  'system:serviceaccount:kube-system:generic-garbage-collector',
+  'system:kube-controller-manager',
+]
 
 export const WEBHOOK_TABLE = [
   {
@@ -141,13 +158,11 @@ export const WEBHOOK_TABLE = [
     failurePolicy: 'Fail',
     timeoutSeconds: 5,
     valuesComment: [
-      '-- MCPWebhookConfig validation, including DELETE while referenced. Fail: an invalid config',
-      'must never reach the cluster.',
+      '-- MCPWebhookConfig validation. Fail: an invalid config must never reach the cluster.',
     ],
     comment: [
-      'MCPWebhookConfig validation, including DELETE while referenced. failurePolicy Fail: an',
-      'invalid webhook-middleware config must never reach the cluster, and a referenced one must not',
-      'disappear while the webhook cannot check.',
+      'MCPWebhookConfig validation (CREATE and UPDATE). failurePolicy Fail: an invalid',
+      'webhook-middleware config must never reach the cluster.',
     ],
   },
   {
@@ -165,6 +180,36 @@ export const WEBHOOK_TABLE = [
       "only warns (what these objects may hold is their CRDs' to say, and the API server applies them",
       'first), so failing open loses no more than warnings and keeps ToolHive workloads writable',
       'while the webhook is down.',
+    ],
+  },
+  {
+    id: 'deletes',
+    name: 'deletes.mcp-admission.toolhive.stacklok.dev',
+    path: 'validate',
+    failurePolicy: 'Ignore',
+    timeoutSeconds: 3,
+    valuesComment: [
+      '-- The delete guard: a DELETE of a ToolHive object that others still reference. Ignore: a',
+      'delete is never held up by this service being down, and namespace deletion never waits on it.',
+    ],
+    comment: [
+      'The delete guard (DELETE only): a ToolHive object that others in its namespace still',
+      'reference. failurePolicy Ignore and a short timeout: cluster machinery deletes these objects',
+      '(namespace deletion, garbage collection, Helm uninstall), and none of it may wait on this',
+      "service. The namespace controller and the garbage collector are not sent at all (the",
+      'matchCondition below); a delete in a terminating namespace is admitted by the service.',
+    ],
+    matchConditions: [
+      {
+        name: 'not-cluster-machinery',
+        expression: [
+          '!(request.userInfo.username in [',
+          ...CLUSTER_MACHINERY_USERS.map(
+            (user, index, all) => `  '${user}'${index < all.length - 1 ? ',' : ''}`,
+          ),
+          '])',
+        ],
+      },
     ],
   },
 ] as const satisfies readonly WebhookEntry[]
