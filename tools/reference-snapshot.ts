@@ -19,7 +19,10 @@ import type { JsonObject } from '../src/policy/kube/object.ts'
 
 /** The release the snapshot is taken from: the newest the e2e suite runs beside. */
 export const SNAPSHOT_RELEASE = 'v0.63.0'
-export const SNAPSHOT_FILE = join(dirname(fileURLToPath(import.meta.url)), 'reference-snapshot.json')
+export const SNAPSHOT_FILE = join(
+  dirname(fileURLToPath(import.meta.url)),
+  'reference-snapshot.json',
+)
 
 /** One reference property of one kind at one version. */
 export interface SnapshotEntry {

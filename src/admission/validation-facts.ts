@@ -6,6 +6,7 @@ import type { DeleteFacts } from '../policy/delete-guard.ts'
 import { CLUSTER_MACHINERY_USERS } from '../policy/webhooks.ts'
 import { isToolHiveKind } from '../policy/kinds.ts'
 import { referencesIn } from '../policy/references.ts'
+import { targetKey } from '../policy/reference-warnings.ts'
 import type { ReferenceTarget } from '../policy/references.ts'
 import type { WorkloadFacts } from '../policy/workload-warnings.ts'
 import { withDeadline } from './deadline.ts'
@@ -13,9 +14,9 @@ import type { HandlerContext } from './handler.ts'
 import type { AdmissionRequest } from './review.ts'
 
 /**
- * Which objects a workload's references name that do not exist (cache, then a live read on a
- * miss), each looked up once. Unknown, so no warning, where the cluster does not serve the kind
- * named: nothing can be looked up.
+ * The objects a workload's references name (cache, then a live read on a miss), each looked up
+ * once. Unknown, so left out and warned about not at all, where the cluster does not serve the
+ * kind named: nothing can be looked up.
  */
 export async function gatherWorkloadFacts(
   request: AdmissionRequest,
@@ -24,19 +25,19 @@ export async function gatherWorkloadFacts(
   const object = request.object
   if (!object || request.namespace === undefined) return {}
   const namespace = request.namespace
-  const targets = new Map<string, ReferenceTarget>()
+  const keys = new Map<string, ReferenceTarget>()
   for (const { kind, name } of referencesIn(object))
-    if (view.serves(kind)) targets.set(`${kind}/${name}`, { kind, name })
-  if (targets.size === 0) return {}
+    if (view.serves(kind)) keys.set(targetKey(kind, name), { kind, name })
+  if (keys.size === 0) return {}
   const looked = await withDeadline((signal) =>
     Promise.all(
-      [...targets.values()].map(async (target) => ({
-        target,
-        found: await view.get({ ...target, namespace }, { signal }),
-      })),
+      [...keys].map(
+        async ([key, target]) =>
+          [key, await view.get({ ...target, namespace }, { signal })] as const,
+      ),
     ),
   )
-  return { missing: looked.flatMap(({ target, found }) => (found ? [] : [target])) }
+  return { namespace, targets: new Map(looked) }
 }
 
 /**

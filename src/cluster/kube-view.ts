@@ -280,7 +280,8 @@ export class KubeView implements ClusterView {
     this.#options.onSynced?.()
   }
 
-  isTerminating(_namespace: string): boolean {
+  // The namespace cache arrives with its own change; until then nothing is known to terminate.
+  isTerminating(): boolean {
     return false
   }
 

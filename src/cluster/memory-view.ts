@@ -121,7 +121,8 @@ export class MemoryView implements ClusterView {
   #putNamespace(object: KubeObject): boolean {
     const { name, deletionTimestamp } = object.metadata ?? {}
     if (typeof name !== 'string') return false
-    if (deletionTimestamp === undefined || deletionTimestamp === null) this.#terminating.delete(name)
+    if (deletionTimestamp === undefined || deletionTimestamp === null)
+      this.#terminating.delete(name)
     else this.#terminating.add(name)
     return true
   }

@@ -79,6 +79,7 @@ export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance
       logOutcome(logger, webhook, outcome)
       if (webhook === 'mutate') countMutation(metrics, outcome, admission.enforcement)
       countViolations(metrics, outcome, admission.enforcement)
+      countGuardedDelete(metrics, outcome)
       if (!outcome.ok) return reply.code(400).send({ code: 400, message: outcome.message })
       return outcome.review
     })
@@ -118,6 +119,13 @@ function countMutation(metrics: Metrics, outcome: ReviewOutcome, enforcement: En
     writer: writer ?? 'other',
     mode: enforcement.mutationMode,
   })
+}
+
+/** `mcp_admission_guarded_deletes_total`: a delete of a referenced object, whatever became of it. */
+function countGuardedDelete(metrics: Metrics, outcome: ReviewOutcome): void {
+  const { route, verdict } = (outcome.ok && outcome.decision) || {}
+  if (!route || verdict?.kind === 'failed' || verdict?.protection === undefined) return
+  metrics.guardedDeletes.inc({ kind: route.kind, protection: verdict.protection })
 }
 
 /** `mcp_admission_violations_total`: each violation once per action taken on it. */

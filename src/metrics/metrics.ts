@@ -14,6 +14,7 @@ export interface Metrics {
   readonly inFlight: Gauge<'webhook'>
   readonly mutations: Counter<'resource' | 'changed' | 'writer' | 'mode'>
   readonly violations: Counter<'kind' | 'action'>
+  readonly guardedDeletes: Counter<'kind' | 'protection'>
   readonly certificateNotAfter: Gauge
   readonly certificateReloads: Counter<'result'>
   readonly viewSynced: Gauge
@@ -107,6 +108,12 @@ export function createMetrics(): Metrics {
       name: 'mcp_admission_violations_total',
       help: 'Rule violations found in admitted and denied writes, by kind and the action taken on them (deny, warn, audit: one count per violation per action, as --validation-actions says).',
       labelNames: ['kind', 'action'],
+      registers: [registry],
+    }),
+    guardedDeletes: new Counter({
+      name: 'mcp_admission_guarded_deletes_total',
+      help: "Deletes of objects other objects still reference, by kind and protection: protected (the operator's finalizer holds the object for every referrer) or unprotected (the delete guard applies: what its Deny refuses, or would).",
+      labelNames: ['kind', 'protection'],
       registers: [registry],
     }),
     certificateNotAfter: new Gauge({

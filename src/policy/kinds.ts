@@ -381,6 +381,8 @@ export const TOOLHIVE_KIND_TABLE = [
     ...REFERENCED_ONLY,
     kind: 'VirtualMCPCompositeToolDefinition',
     plural: 'virtualmcpcompositetooldefinitions',
+    // The tool's name: a VirtualMCPServer's inline and referenced tools share one name space.
+    view: { keep: ['spec.name'], readinessWaits: false },
     whenNotServed: 'no compositeToolRefs warnings',
     checkRank: RANK.config,
   },

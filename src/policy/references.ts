@@ -110,7 +110,10 @@ export function sortReferrers(referrers: Referrer[]): Referrer[] {
  * references read (the name, and the kind beside it where the kind is read from the object), and
  * what references naming it require of it (`spec.type`).
  */
-export function keptPaths(entry: ToolHiveKindEntry, kinds: KindTable = TOOLHIVE_KIND_TABLE): string[] {
+export function keptPaths(
+  entry: ToolHiveKindEntry,
+  kinds: KindTable = TOOLHIVE_KIND_TABLE,
+): string[] {
   const paths = new Set(entry.view.keep)
   for (const references of Object.values(entry.references ?? {})) {
     for (const { path, target } of references) {

@@ -8,12 +8,7 @@
 
 /** The webhook's key under `webhooks:` in the chart's values. */
 export type WebhookId =
-  | 'deployments'
-  | 'deploymentsScale'
-  | 'runConfigs'
-  | 'webhookConfigs'
-  | 'workloads'
-  | 'deletes'
+  'deployments' | 'deploymentsScale' | 'runConfigs' | 'webhookConfigs' | 'workloads' | 'deletes'
 
 /** A label selector, as the webhook configuration's `objectSelector` holds it. */
 type ObjectSelector =
@@ -196,7 +191,7 @@ export const WEBHOOK_TABLE = [
       'The delete guard (DELETE only): a ToolHive object that others in its namespace still',
       'reference. failurePolicy Ignore and a short timeout: cluster machinery deletes these objects',
       '(namespace deletion, garbage collection, Helm uninstall), and none of it may wait on this',
-      "service. The namespace controller and the garbage collector are not sent at all (the",
+      'service. The namespace controller and the garbage collector are not sent at all (the',
       'matchCondition below); a delete in a terminating namespace is admitted by the service.',
     ],
     matchConditions: [
@@ -205,7 +200,7 @@ export const WEBHOOK_TABLE = [
         expression: [
           '!(request.userInfo.username in [',
           ...CLUSTER_MACHINERY_USERS.map(
-            (user, index, all) => `  '${user}'${index < all.length - 1 ? ',' : ''}`,
+            (user, index, all) => `'${user}'${index < all.length - 1 ? ',' : ''}`,
           ),
           '])',
         ],

@@ -7,16 +7,18 @@
  */
 
 import { isRecord } from './kube/object.ts'
-import { WORKLOAD_KINDS } from './kinds.ts'
+import type { KubeObject } from './kube/object.ts'
+import { KIND, toolHiveKind } from './kinds.ts'
 import { cappedTransportOf } from './proxy-owner.ts'
-import { referencesIn } from './references.ts'
-import type { ReferenceTarget } from './references.ts'
+import { compositeToolNameWarnings, referenceWarnings } from './reference-warnings.ts'
+import type { ReferenceTargets } from './reference-warnings.ts'
 import type { ValidationInput } from './result.ts'
 
 /** What the rule needs from the cluster; absent facts are unknown and warn about nothing. */
 export interface WorkloadFacts {
-  /** The objects its references name that are known not to exist in the namespace. */
-  readonly missing?: readonly ReferenceTarget[]
+  readonly namespace?: string
+  /** The objects its references name, as the cluster holds them (`reference-warnings.ts`). */
+  readonly targets?: ReferenceTargets
 }
 
 /**
@@ -26,7 +28,20 @@ export interface WorkloadFacts {
 export function workloadWarnings(input: ValidationInput, facts: WorkloadFacts): string[] {
   const object = input.object
   if (input.operation !== 'CREATE' && input.operation !== 'UPDATE') return []
-  if (!isRecord(object) || !(WORKLOAD_KINDS as readonly unknown[]).includes(object.kind)) return []
+  if (!isRecord(object)) return []
+  const entry = toolHiveKind(object.kind)
+  if (entry === undefined) return []
+  const warnings = entry.proxy ? replicaWarnings(object) : []
+  const { namespace, targets } = facts
+  if (namespace === undefined || targets === undefined) return warnings
+  warnings.push(...referenceWarnings(object, namespace, targets))
+  if (object.kind === KIND.VirtualMCPServer)
+    warnings.push(...compositeToolNameWarnings(object, targets))
+  return warnings
+}
+
+/** What a workload's replicas mean for its proxy. */
+function replicaWarnings(object: KubeObject): string[] {
   // Whatever the CRD let through; a spec of another shape has nothing to warn about.
   const spec = isRecord(object.spec) ? object.spec : {}
   const warnings: string[] = []
@@ -43,11 +58,6 @@ export function workloadWarnings(input: ValidationInput, facts: WorkloadFacts): 
     warnings.push(
       `spec.replicas: ${replicas} replicas without redis sessionStorage; sessions are not shared across replicas`,
     )
-  }
-  const missing = facts.missing ?? []
-  for (const { path, kind, name } of referencesIn(object)) {
-    if (missing.some((target) => target.kind === kind && target.name === name))
-      warnings.push(`${path}: ${kind} ${JSON.stringify(name)} does not exist in this namespace`)
   }
   return warnings
 }

@@ -209,6 +209,7 @@ t.test('an error denies only where the webhook enforces', async (t) => {
     get: () => Promise.reject(new ClusterReadError('MCPServer team/demo', new Error('timeout'))),
     referrersOf: () => Promise.reject(new ClusterReadError('MCPServers', new Error('timeout'))),
     serves: () => true,
+    isTerminating: () => false,
     isSynced: () => true,
     isReady: () => true,
   }
@@ -222,14 +223,27 @@ t.test('an error denies only where the webhook enforces', async (t) => {
   t.equal(observing.allowed, true, 'observing never blocks a write')
   t.match(observing.auditAnnotations, { admission_error: /cannot read MCPServer team\/demo/ })
 
-  const deleting = review(webhookConfig(), { operation: 'DELETE' })
+  const writing = review(
+    workload('MCPServer', 'demo', { spec: { webhookConfigRef: { name: 'h' } } }),
+  )
   const warn = await createAdmission({ view: unreadable, enforcement: acting('Warn') }).review(
-    deleting,
+    writing,
     'validate',
   )
   t.match(warn.ok && warn.review.response, {
     allowed: true,
+    warnings: [/^not checked: cannot read MCPServer team\/demo/],
+    auditAnnotations: { admission_error: /cannot read MCPServer team\/demo/ },
+  })
+
+  // The delete guard never holds a delete up: an unreadable cluster admits it, even at Deny.
+  const deleting = review(webhookConfig(), { operation: 'DELETE' })
+  const guarded = await createAdmission({ view: unreadable, enforcement: acting('Deny') }).review(
+    deleting,
+    'validate',
+  )
+  t.match(guarded.ok && guarded.review.response, {
+    allowed: true,
     warnings: [/^not checked: cannot read MCPServers/],
-    auditAnnotations: { admission_error: /cannot read MCPServers/ },
   })
 })

@@ -50,7 +50,7 @@ t.test('a rule never sees managedFields, and its patch never names them', async 
     }),
   )
   const request = review(withManagedFields(runConfigFor('MCPServer', 'demo'))) as Any
-  const verdict = await handler(request.request, { view: new MemoryView([]) })
+  const verdict = await handler(request.request, { view: new MemoryView([]), denies: true })
   t.equal(seen, undefined)
   t.same(verdict.kind === 'admitted' && verdict.patch, [
     { op: 'add', path: '/metadata/annotations', value: { stamped: 'yes' } },

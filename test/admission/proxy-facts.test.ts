@@ -38,6 +38,9 @@ class SplitView implements ClusterView {
   isSynced() {
     return this.synced
   }
+  isTerminating() {
+    return false
+  }
   isReady() {
     return true
   }

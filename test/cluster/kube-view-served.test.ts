@@ -113,19 +113,22 @@ t.test('a kind that moves version is relisted there, and stays ready meanwhile',
   t.equal(view.resourceOf('MCPServer')?.version, 'v1alpha1')
 
   // The new version's list is held: the cache still holds the kind, so the view can answer.
-  let release: (() => void) | undefined
+  // Every page is held (another kind may relist meanwhile), and all are let go together.
+  const held: (() => void)[] = []
   fake.beforePage = () =>
     new Promise((resolve) => {
-      release = () => {
+      held.push(() => {
         resolve(undefined)
-      }
+      })
     })
   fake.served = at('v1beta1')
-  await until('the relist at v1beta1', () => release !== undefined)
+  await until('the relist at v1beta1', () =>
+    fake.requests.some((r) => r.path === '/apis/toolhive.stacklok.dev/v1beta1/mcpservers'),
+  )
   t.equal(view.isReady(), true, 'ready while the moved kind relists')
   t.equal(view.keysOf('MCPServer').length, 1, 'its objects kept meanwhile')
   fake.beforePage = async () => undefined
-  release?.()
+  for (const release of held) release()
   await until('synced at v1beta1', () => view.isSynced('MCPServer'))
   t.ok(fake.requests.some((r) => r.path === '/apis/toolhive.stacklok.dev/v1beta1/mcpservers'))
   t.match(warnings(), [
@@ -142,6 +145,8 @@ t.test(
     const { view, warnings } = startView(t, fake)
     await until('ready, degraded', () => view.isReady())
     t.equal(view.isSynced(), false, 'nothing listed')
+    // Readiness waits for some kinds only; each of the others is refused in its own time.
+    await until('every kind degraded', () => view.degradedKinds().size === VIEW_RESOURCES.length)
     t.same([...view.degradedKinds().keys()].sort(), VIEW_RESOURCES.map((r) => r.kind).sort())
     const degraded = warnings().filter((line) => line.startsWith('serving without'))
     t.equal(degraded.length, VIEW_RESOURCES.length, 'one line per kind')
@@ -149,6 +154,7 @@ t.test(
 
     refuse = false
     await until('synced', () => view.isSynced())
+    await until('every kind listed', () => VIEW_RESOURCES.every((r) => view.isSynced(r.kind)))
     t.same([...view.degradedKinds().keys()], [], 'no longer degraded')
   },
 )
@@ -158,9 +164,9 @@ t.test('a kind whose entry says readiness does not wait is watched, not waited f
   let failing = true
   // Called as the list arrives, so the last request recorded is this one.
   fake.beforePage = async () =>
-    failing && fake.requests.at(-1)?.path.endsWith('/mcpwebhookconfigs') ? 500 : undefined
+    failing && fake.requests.at(-1)?.path.endsWith('/mcpservers') ? 500 : undefined
   const kinds = TOOLHIVE_KIND_TABLE.map((entry) =>
-    entry.kind === 'MCPWebhookConfig'
+    entry.kind === 'MCPServer'
       ? { ...entry, view: { ...entry.view, readinessWaits: false } }
       : entry,
   )
@@ -168,11 +174,11 @@ t.test('a kind whose entry says readiness does not wait is watched, not waited f
   const { view } = startView(t, fake, { kinds })
   await until('ready', () => view.isReady())
   t.equal(view.isSynced(), true, 'synced: every kind it waits for has listed')
-  t.equal(view.isSynced('MCPWebhookConfig'), false)
+  t.equal(view.isSynced('MCPServer'), false)
   t.equal(waiting.isReady(), false, 'with the real table it waits')
-  t.ok(listsOf(fake, 'mcpwebhookconfigs').length > 0, 'listed all the same')
+  t.ok(listsOf(fake, 'mcpservers').length > 0, 'listed all the same')
   failing = false
-  await until('its cache', () => view.isSynced('MCPWebhookConfig'))
+  await until('its cache', () => view.isSynced('MCPServer'))
   await until('the other view', () => waiting.isReady())
 })
 

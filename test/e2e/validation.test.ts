@@ -109,7 +109,7 @@ t.test('workload warnings are shown on apply', async (t) => {
   )
   t.match(
     missing.stderr,
-    /Warning: spec\.webhookConfigRef\.name: MCPWebhookConfig "nope" does not exist/,
+    /Warning: spec\.webhookConfigRef\.name: MCPWebhookConfig "nope" not found in namespace/,
   )
   // ToolHive's CRDs require a redis address; these fixture CRDs state no such rule, and the
   // webhook repeats none of the CRDs' rules: the write is admitted.

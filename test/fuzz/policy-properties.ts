@@ -178,8 +178,9 @@ const scaleFacts: fc.Arbitrary<ScaleFacts> = fc.record({
 
 const workloadFacts: fc.Arbitrary<WorkloadFacts> = fc.oneof(
   fc.constant({}),
-  fc.boolean().map((exists) => ({
-    missing: exists ? [] : [{ kind: 'MCPWebhookConfig' as const, name: 'demo' }],
+  fc.option(nearOrAny(workload), { nil: undefined }).map((found) => ({
+    namespace: 'default',
+    targets: new Map([['MCPWebhookConfig/demo', found]]),
   })),
 )
 
@@ -367,7 +368,12 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
         // Admission reads an owner from the view, and the referrers of a deleted object.
         same('cappedTransportOf', cappedTransportOf)
         same('referencesIn', referencesIn)
-        const facts = { missing: referencesIn(object) }
+        const facts = {
+          namespace: 'default',
+          targets: new Map(
+            referencesIn(object).map(({ kind, name }) => [`${kind}/${name}`, undefined]),
+          ),
+        }
         same('workloadWarnings', (o) =>
           workloadWarnings({ operation: 'CREATE', object: o, oldObject: undefined }, facts),
         )

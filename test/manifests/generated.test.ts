@@ -142,7 +142,7 @@ t.test(
 
     const schemaProblem = `manifests/${VALUES_SCHEMA}, the "webhooks" property, differs from what is generated`
     for (const edit of [
-      (text: string) => text.replace('"deploymentsScale", ', ''),
+      (text: string) => text.replace(/\n\s*"deploymentsScale": \{[^}]*\},/, ''),
       (text: string) =>
         text.replace(
           '"workloads": { "$ref": "#/definitions/webhook" }',

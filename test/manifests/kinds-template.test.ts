@@ -25,11 +25,19 @@ t.test(
   async (t) => {
     t.same(
       toolHiveRules('webhookConfigs').map((one) => [one.resources, one.operations]),
-      [[['mcpwebhookconfigs'], ['CREATE', 'UPDATE', 'DELETE']]],
-      'webhook-config (CREATE, UPDATE) and webhook-config-in-use (DELETE)',
+      [[['mcpwebhookconfigs'], ['CREATE', 'UPDATE']]],
+      "webhook-config (CREATE, UPDATE); its DELETE is the delete guard's webhook",
+    )
+    t.same(
+      [...new Set(toolHiveRules('deletes').flatMap((one) => one.operations))],
+      ['DELETE'],
+      'the delete guard: DELETE only',
     )
     const reversed = [
-      rule('webhook-config-in-use', { operations: ['DELETE', 'CREATE'] }),
+      rule('webhook-config-in-use', {
+        webhook: 'webhookConfigs',
+        operations: ['DELETE', 'CREATE'],
+      }),
       rule('webhook-config', { operations: ['UPDATE'] }),
     ]
     t.same(toolHiveRules('webhookConfigs', reversed)[0]?.operations, ['CREATE', 'UPDATE', 'DELETE'])

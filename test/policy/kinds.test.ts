@@ -12,6 +12,7 @@ import { VIEW_RESOURCES, resourcePath } from '../../src/cluster/resources.ts'
 import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
 import { generationEnvEntry } from '../../src/policy/generation-env.ts'
 import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE, WORKLOAD_KINDS } from '../../src/policy/kinds.ts'
+import { RULE_TABLE } from '../../src/policy/rules.ts'
 import type { KindTable, ToolHiveKindEntry } from '../../src/policy/kinds.ts'
 import { parsePathPattern } from '../../src/policy/kube/path-patterns.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
@@ -38,16 +39,23 @@ for (const entry of TOOLHIVE_KIND_TABLE) {
     })
     const object = at(entry.versions[0])
     t.equal(resourceOf(entry.kind), entry.plural)
-    // An object at any version the kind is served at reaches the same rule.
+    // An object at any version the kind is served at reaches the same rule, where one matches.
+    const ruled = RULE_TABLE.filter((rule) =>
+      (rule.matches as readonly string[]).includes(entry.kind),
+    )
     for (const version of entry.versions) {
-      for (const operation of ['CREATE', 'UPDATE'] as const) {
+      for (const operation of ['CREATE', 'UPDATE', 'DELETE'] as const) {
         const request = requestFor(at(version), { operation })
         t.equal(
           router.find('validate', request),
           router.find('validate', requestFor(object, { operation })),
           `the validating webhook answers its ${operation} at ${version} by the same rule`,
         )
-        t.ok(router.find('validate', request), `the validating webhook answers its ${operation}`)
+        t.equal(
+          router.find('validate', request)?.rule,
+          ruled.find((rule) => (rule.operations as readonly string[]).includes(operation))?.name,
+          `its ${operation} is answered by the rule the table matches it to`,
+        )
       }
     }
     const view = VIEW_RESOURCES.find((resource) => resource.kind === entry.kind)
@@ -57,7 +65,11 @@ for (const entry of TOOLHIVE_KIND_TABLE) {
       `/apis/${TOOLHIVE_GROUP}/${entry.versions[0]}/namespaces/team/${entry.plural}/x`,
     )
     t.equal(RECONCILED_KINDS.includes(entry.kind), entry.conditions.length > 0)
-    t.equal(desiredStatus(object)?.conditions.length, entry.conditions.length, 'its conditions')
+    t.equal(
+      desiredStatus(object)?.conditions.length ?? 0,
+      entry.conditions.length,
+      'its conditions',
+    )
   })
 }
 

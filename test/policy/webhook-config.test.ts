@@ -12,8 +12,6 @@ import {
   sanitiseWebhookName,
   validateWebhookConfig,
 } from '../../src/policy/webhook-config.ts'
-import { validateWebhookConfigDelete } from '../../src/policy/webhook-config-delete.ts'
-import type { Referrer } from '../../src/policy/references.ts'
 
 const URL_OK = 'https://hooks.example.com/check'
 const V0 = 'spec.validating[0]'
@@ -578,78 +576,4 @@ t.test('every warning fits in 120 characters', async (t) => {
   t.same(violations, [])
   t.equal(warnings.length, 1000)
   t.ok(renderWarnings(warnings).every((w) => w.length <= MESSAGE_LIMITS.warningChars))
-})
-
-const storedConfig = (finalizers?: unknown) => ({
-  apiVersion: 'toolhive.stacklok.dev/v1alpha1',
-  kind: 'MCPWebhookConfig',
-  metadata: { name: 'hooks', namespace: 'team', ...(finalizers ? { finalizers } : {}) },
-})
-
-/** MCPServers naming the config, as the view lists them. */
-const servers = (...names: string[]): Referrer[] =>
-  names.map((name) => ({ kind: 'MCPServer', name, path: 'spec.webhookConfigRef.name' }))
-
-t.test('DELETE while referenced and unprotected: denied, naming every MCPServer', async (t) => {
-  const cases: { names: string[]; expected: string[] }[] = [
-    { names: [], expected: [] },
-    {
-      names: ['b', 'a', 'b'],
-      expected: [
-        'Forbidden: MCPWebhookConfig "hooks" is still referenced by MCPServer a, MCPServer b; remove spec.webhookConfigRef from them first',
-      ],
-    },
-    {
-      names: ['only'],
-      expected: [
-        'Forbidden: MCPWebhookConfig "hooks" is still referenced by MCPServer only; remove spec.webhookConfigRef from it first',
-      ],
-    },
-  ]
-  for (const { names, expected } of cases) {
-    for (const finalizers of [undefined, ['example.com/other'], 'not-a-list']) {
-      const result = validateWebhookConfigDelete(
-        'hooks',
-        storedConfig(finalizers),
-        servers(...names),
-      )
-      t.same(result.violations.map(formatViolation), expected, names.join(','))
-      t.same(result.warnings, [])
-    }
-  }
-  t.match(
-    validateWebhookConfigDelete('hooks', undefined, servers('a')).violations.map(formatViolation),
-    ['Forbidden: MCPWebhookConfig "hooks" is still referenced by MCPServer a; remove'],
-    'no old object: named by the request',
-  )
-})
-
-t.test('DELETE while referenced and held by the operator finalizer: allowed, warned', async (t) => {
-  const held = storedConfig([
-    'example.com/other',
-    'mcpwebhookconfig.toolhive.stacklok.dev/finalizer',
-  ])
-  t.same(validateWebhookConfigDelete('hooks', held, servers('b', 'a', 'b')), {
-    violations: [],
-    warnings: ['deletion waits for MCPServer a, MCPServer b'],
-  })
-  t.same(validateWebhookConfigDelete('hooks', held, []), { violations: [], warnings: [] })
-  const twice = [
-    ...servers('a'),
-    { kind: 'MCPServer', name: 'a', path: 'spec.other.name' },
-  ] as const
-  t.same(
-    validateWebhookConfigDelete('hooks', held, twice).warnings,
-    ['deletion waits for MCPServer a'],
-    'an object named once, whatever fields name the config',
-  )
-  const many = validateWebhookConfigDelete(
-    'hooks',
-    held,
-    servers(...Array.from({ length: 50 }, (_, i) => `server-${i}`)),
-  )
-  t.equal(many.violations.length, 0)
-  const [rendered] = renderWarnings(many.warnings)
-  t.ok(rendered!.length <= MESSAGE_LIMITS.warningChars, 'a short warning however many')
-  t.match(rendered, /^deletion waits for MCPServer server-0, MCPServer server-1, .*…$/)
 })

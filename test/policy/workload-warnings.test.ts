@@ -7,10 +7,13 @@ import type { WorkloadFacts } from '../../src/policy/workload-warnings.ts'
 
 const KINDS = ['MCPServer', 'MCPRemoteProxy', 'VirtualMCPServer'] as const
 const REDIS = { provider: 'redis', address: 'redis:6379' }
-/** The facts of a namespace without the MCPWebhookConfig `name`. */
+/** The facts of namespace `default` without the MCPWebhookConfig `name`. */
 const withoutConfig = (name = 'hooks'): WorkloadFacts => ({
-  missing: [{ kind: 'MCPWebhookConfig', name }],
+  namespace: 'default',
+  targets: new Map([[`MCPWebhookConfig/${name}`, undefined]]),
 })
+const HOOKS_MISSING =
+  'spec.webhookConfigRef.name: MCPWebhookConfig "hooks" not found in namespace "default": the operator will report NotReady until it exists'
 const THREE_NO_REDIS =
   'spec.replicas: 3 replicas without redis sessionStorage; sessions are not shared across replicas'
 
@@ -80,14 +83,15 @@ t.test('the warnings, each short', async (t) => {
       name: 'missing webhook config',
       spec: { webhookConfigRef: { name: 'hooks' } },
       facts: withoutConfig(),
-      expected: [
-        'spec.webhookConfigRef.name: MCPWebhookConfig "hooks" does not exist in this namespace',
-      ],
+      expected: [HOOKS_MISSING],
     },
     {
       name: 'existing webhook config',
       spec: { webhookConfigRef: { name: 'hooks' } },
-      facts: { missing: [] },
+      facts: {
+        namespace: 'default',
+        targets: new Map([['MCPWebhookConfig/hooks', { kind: 'MCPWebhookConfig' }]]),
+      },
       expected: [],
     },
     {
@@ -194,3 +198,99 @@ t.test('hostile input never throws', async (t) => {
     t.same(warnings(object as KubeObject, withoutConfig()), [], name)
   }
 })
+
+t.test(
+  'references: every path of the table, a target of the wrong type, composite names',
+  async (t) => {
+    const found = (kind: string, spec: unknown): KubeObject => ({
+      kind,
+      metadata: { name: 'x' },
+      spec,
+    })
+    const facts = (entries: [string, KubeObject | undefined][]): WorkloadFacts => ({
+      namespace: 'team',
+      targets: new Map(entries),
+    })
+    t.same(
+      warnings(
+        workload({ toolConfigRef: { name: 'tools' }, groupRef: { name: 'g' } }, 'MCPRemoteProxy'),
+        facts([
+          ['MCPToolConfig/tools', undefined],
+          ['MCPGroup/g', found('MCPGroup', {})],
+        ]),
+      ),
+      [
+        'spec.toolConfigRef.name: MCPToolConfig "tools" not found in namespace "team": the operator will report ToolConfigNotFound until it exists',
+      ],
+    )
+    t.same(
+      warnings(
+        workload(
+          { groupRef: { name: 'g' }, externalAuthConfigRef: { name: 'a' } },
+          'MCPServerEntry',
+        ),
+        facts([
+          ['MCPGroup/g', undefined],
+          ['MCPExternalAuthConfig/a', undefined],
+        ]),
+      ),
+      [
+        'spec.groupRef.name: MCPGroup "g" not found in namespace "team": the operator will report GroupRefNotFound until it exists',
+        'spec.externalAuthConfigRef.name: MCPExternalAuthConfig "a" not found in namespace "team": the operator will report AuthConfigNotFound until it exists',
+      ],
+    )
+    const authServer = workload({ authServerRef: { kind: 'MCPExternalAuthConfig', name: 'auth' } })
+    t.same(
+      warnings(
+        authServer,
+        facts([
+          ['MCPExternalAuthConfig/auth', found('MCPExternalAuthConfig', { type: 'tokenExchange' })],
+        ]),
+      ),
+      [
+        'spec.authServerRef.name: MCPExternalAuthConfig "auth" has spec.type "tokenExchange", not "embeddedAuthServer": the operator will refuse it',
+      ],
+      'a target that is not what the reference requires',
+    )
+    t.same(
+      warnings(
+        authServer,
+        facts([
+          [
+            'MCPExternalAuthConfig/auth',
+            found('MCPExternalAuthConfig', { type: 'embeddedAuthServer' }),
+          ],
+        ]),
+      ),
+      [],
+    )
+    const virtual = workload(
+      {
+        groupRef: { name: 'g' },
+        config: {
+          compositeTools: [{ name: 'deploy' }, { name: 'release' }],
+          compositeToolRefs: [{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'gone' }],
+        },
+      },
+      'VirtualMCPServer',
+    )
+    const definition = (tool: string) => found('VirtualMCPCompositeToolDefinition', { name: tool })
+    t.same(
+      warnings(
+        virtual,
+        facts([
+          ['MCPGroup/g', found('MCPGroup', {})],
+          ['VirtualMCPCompositeToolDefinition/a', definition('deploy')],
+          ['VirtualMCPCompositeToolDefinition/b', definition('triage')],
+          ['VirtualMCPCompositeToolDefinition/c', definition('triage')],
+          ['VirtualMCPCompositeToolDefinition/gone', undefined],
+        ]),
+      ),
+      [
+        'spec.config.compositeToolRefs[3].name: VirtualMCPCompositeToolDefinition "gone" not found in namespace "team": the operator will report CompositeToolRefNotFound until it exists',
+        'spec.config.compositeToolRefs[0].name: tool "deploy" is also defined by spec.config.compositeTools[0]: the operator will fail to reconcile it',
+        'spec.config.compositeToolRefs[2].name: tool "triage" is also defined by spec.config.compositeToolRefs[1].name: the operator will fail to reconcile it',
+      ],
+    )
+  },
+)
