@@ -80,7 +80,13 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            ...['admission', 'audit-log', 'control-plane', 'service-network'].map((piece) => ({
+            ...[
+              'admission',
+              'audit-log',
+              'control-plane',
+              'controller-manager',
+              'service-network',
+            ].map((piece) => ({
               name: `./harness/${piece}.ts`,
               message: 'build the environment with ./harness/environment.ts',
             })),

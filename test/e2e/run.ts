@@ -11,7 +11,11 @@ import { spawn } from 'node:child_process'
 import { readdir } from 'node:fs/promises'
 import { delimiter, dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ensureBinaries, goUnavailableReason } from './control-plane/binaries.ts'
+import {
+  ensureBinaries,
+  ensureControllerManager,
+  goUnavailableReason,
+} from './control-plane/binaries.ts'
 import { ensureCertManagerControllers } from './harness/cert-manager.ts'
 import { ensureHelm } from './harness/helm.ts'
 import { ensureOpenReportsCrds } from './harness/openreports.ts'
@@ -52,6 +56,13 @@ async function main(): Promise<number> {
   log(
     `e2e: Kubernetes ${binaries.kubeVersion}, etcd ${binaries.etcdVersion}, built with ${binaries.goVersion}; build took ${binaries.buildSeconds} s`,
   )
+  // `node test/e2e/run.ts FILE…` runs only those files.
+  const chosen = process.argv.slice(2)
+  // kube-controller-manager, for the files that ask for controllers: built ahead for the whole
+  // suite, so its build counts against no test's timeout. A run of chosen files leaves it to the
+  // harness, which builds it only if one of them asks, so the others do not wait for it.
+  const controllerManager =
+    chosen.length === 0 ? await ensureControllerManager(binaries.kubeVersion, log) : undefined
 
   // The real ToolHive operator of each tested release, built (or reused) before any test starts.
   for (const release of OPERATOR_RELEASES) await ensureOperator(release, log)
@@ -80,8 +91,6 @@ async function main(): Promise<number> {
   const tsc = join(repo, 'node_modules/typescript/bin/tsc')
   if ((await run(process.execPath, [tsc, '-p', 'tsconfig.build.json'])) !== 0) return 1
 
-  // `node test/e2e/run.ts FILE…` runs only those files.
-  const chosen = process.argv.slice(2)
   const files =
     chosen.length > 0
       ? chosen
@@ -95,6 +104,9 @@ async function main(): Promise<number> {
       E2E_KUBE_APISERVER: binaries.kubeApiserver,
       E2E_ETCD: binaries.etcd,
       E2E_KUBE_VERSION: binaries.kubeVersion,
+      ...(controllerManager
+        ? { E2E_KUBE_CONTROLLER_MANAGER: controllerManager.kubeControllerManager }
+        : {}),
       E2E_HELM: helm,
       E2E_CERT_MANAGER: certManager,
       E2E_YAML_PARITY: yamlParity,

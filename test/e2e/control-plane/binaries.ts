@@ -1,9 +1,10 @@
 /**
- * Provides real `kube-apiserver` and `etcd` binaries for the end-to-end suite, built from the Go
- * module proxy with the machine's Go and cached outside the repository, keyed by the Kubernetes
- * and Go versions. Run directly (`node test/e2e/control-plane/binaries.ts`) to build ahead.
+ * Provides real `kube-apiserver` and `etcd` binaries for the end-to-end suite, and on request
+ * `kube-controller-manager`, built from the Go module proxy with the machine's Go and cached
+ * outside the repository, keyed by the Kubernetes and Go versions. Run directly
+ * (`node test/e2e/control-plane/binaries.ts`) to build all three ahead.
  *
- * Neither can be `go install`ed at a version: both root modules carry `replace` directives. So a
+ * None can be `go install`ed at a version: both root modules carry `replace` directives. So a
  * small wrapper module (`wrapper/kube`, `wrapper/etcd`) requires them instead; for Kubernetes it
  * also replaces every staging module that the release's go.mod pins at `v0.0.0` with the matching
  * published `v0.Y.Z`, read from that go.mod rather than hard-coded.
@@ -48,43 +49,13 @@ export async function ensureBinaries(
   kubeVersion = process.env['E2E_KUBE_VERSION'] ?? DEFAULT_KUBE_VERSION,
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Promise<ControlPlaneBinaries> {
-  const go = await goVersion()
-  const dir = join(cacheRoot('control-plane'), `kubernetes-${kubeVersion}-${go}`)
-  const kubeApiserver = join(dir, 'kube-apiserver')
+  const cache = await kubeCache(kubeVersion)
+  const { go, dir } = cache
   const etcd = join(dir, 'etcd')
-  const kubeGoMod = await downloadGoMod('k8s.io/kubernetes', kubeVersion, dir)
-  const etcdVersion = etcdVersionOf(kubeGoMod)
+  const etcdVersion = etcdVersionOf(cache.goMod)
   const started = Date.now()
-  let built = false
-
-  if (!(await isFile(kubeApiserver))) {
-    log(`e2e: building kube-apiserver ${kubeVersion} with ${go} (a cold build takes minutes)…`)
-    const work = await prepareWrapper('kube', dir)
-    const replaces = stagingReplaces(kubeGoMod, kubeVersion)
-    await run(
-      'go',
-      ['mod', 'edit', `-require=k8s.io/kubernetes@${kubeVersion}`, ...replaces],
-      work,
-      log,
-    )
-    await run('go', ['mod', 'tidy'], work, log)
-    await run(
-      'go',
-      [
-        'build',
-        '-trimpath',
-        '-ldflags',
-        versionLdflags(kubeVersion),
-        '-o',
-        `${kubeApiserver}.tmp`,
-        'k8s.io/kubernetes/cmd/kube-apiserver',
-      ],
-      work,
-      log,
-    )
-    await rename(`${kubeApiserver}.tmp`, kubeApiserver)
-    built = true
-  }
+  const kubeApiserver = await ensureKubeCommand(cache, 'kube-apiserver', log)
+  let built = kubeApiserver.built
   if (!(await isFile(etcd))) {
     log(`e2e: building etcd ${etcdVersion} with ${go}…`)
     const work = await prepareWrapper('etcd', dir)
@@ -105,7 +76,113 @@ export async function ensureBinaries(
       ? `e2e: built kube-apiserver ${kubeVersion} and etcd ${etcdVersion} in ${buildSeconds}s (cached in ${dir})`
       : `e2e: using cached kube-apiserver ${kubeVersion} and etcd ${etcdVersion} from ${dir}`,
   )
-  return { kubeVersion, etcdVersion, goVersion: go, kubeApiserver, etcd, buildSeconds }
+  return {
+    kubeVersion,
+    etcdVersion,
+    goVersion: go,
+    kubeApiserver: kubeApiserver.path,
+    etcd,
+    buildSeconds,
+  }
+}
+
+export interface ControllerManagerBinary {
+  readonly kubeVersion: string
+  readonly goVersion: string
+  readonly kubeControllerManager: string
+  /** Seconds spent building; 0 when the cache already held it. */
+  readonly buildSeconds: number
+}
+
+/**
+ * `kube-controller-manager` of `kubeVersion`, cached beside kube-apiserver. Apart from
+ * `ensureBinaries` so that only the runs that start it pay for its build on a cold cache (about
+ * 4.3 minutes on 2 cores once kube-apiserver is built, whose packages it mostly shares).
+ */
+export async function ensureControllerManager(
+  kubeVersion = process.env['E2E_KUBE_VERSION'] ?? DEFAULT_KUBE_VERSION,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<ControllerManagerBinary> {
+  const cache = await kubeCache(kubeVersion)
+  const started = Date.now()
+  const { path, built } = await ensureKubeCommand(cache, 'kube-controller-manager', log)
+  const buildSeconds = built ? Math.round((Date.now() - started) / 1000) : 0
+  log(
+    built
+      ? `e2e: built kube-controller-manager ${kubeVersion} in ${buildSeconds}s (cached in ${cache.dir})`
+      : `e2e: using cached kube-controller-manager ${kubeVersion} from ${cache.dir}`,
+  )
+  return { kubeVersion, goVersion: cache.go, kubeControllerManager: path, buildSeconds }
+}
+
+/** The cache directory of one Kubernetes and Go version, and that Kubernetes release's go.mod. */
+interface KubeCache {
+  readonly kubeVersion: string
+  readonly go: string
+  readonly dir: string
+  readonly goMod: string
+}
+
+async function kubeCache(kubeVersion: string): Promise<KubeCache> {
+  const go = await goVersion()
+  const dir = join(cacheRoot('control-plane'), `kubernetes-${kubeVersion}-${go}`)
+  const goMod = await downloadGoMod('k8s.io/kubernetes', kubeVersion, dir)
+  return { kubeVersion, go, dir, goMod }
+}
+
+/** The kube wrapper modules this process has prepared, by cache directory: each is tidied once. */
+const kubeWrappers = new Map<string, Promise<string>>()
+
+/**
+ * `k8s.io/kubernetes/cmd/<command>` in the cache, built through the kube wrapper when missing
+ * (into a temporary name, renamed once complete, so a killed build leaves no binary behind).
+ */
+async function ensureKubeCommand(
+  cache: KubeCache,
+  command: 'kube-apiserver' | 'kube-controller-manager',
+  log: (line: string) => void,
+): Promise<{ path: string; built: boolean }> {
+  const { kubeVersion, go, dir } = cache
+  const path = join(dir, command)
+  if (await isFile(path)) return { path, built: false }
+  log(`e2e: building ${command} ${kubeVersion} with ${go} (a cold build takes minutes)…`)
+  // Both commands build in the same work directory: prepare (copy, edit, tidy) it once, and not
+  // twice at the same time when both are asked for together.
+  const prepared = kubeWrappers.get(dir) ?? prepareKubeWrapper(cache, log)
+  kubeWrappers.set(dir, prepared)
+  const work = await prepared.catch((error: unknown) => {
+    kubeWrappers.delete(dir)
+    throw error
+  })
+  await run(
+    'go',
+    [
+      'build',
+      '-trimpath',
+      '-ldflags',
+      versionLdflags(kubeVersion),
+      '-o',
+      `${path}.tmp`,
+      `k8s.io/kubernetes/cmd/${command}`,
+    ],
+    work,
+    log,
+  )
+  await rename(`${path}.tmp`, path)
+  return { path, built: true }
+}
+
+async function prepareKubeWrapper(cache: KubeCache, log: (line: string) => void): Promise<string> {
+  const work = await prepareWrapper('kube', cache.dir)
+  const replaces = stagingReplaces(cache.goMod, cache.kubeVersion)
+  await run(
+    'go',
+    ['mod', 'edit', `-require=k8s.io/kubernetes@${cache.kubeVersion}`, ...replaces],
+    work,
+    log,
+  )
+  await run('go', ['mod', 'tidy'], work, log)
+  return work
 }
 
 /** `replace` edits pointing each staging module pinned at v0.0.0 at the published v0.Y.Z. */
@@ -225,5 +302,6 @@ export function run(
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
   const binaries = await ensureBinaries()
-  process.stdout.write(`${JSON.stringify(binaries, null, 2)}\n`)
+  const controllerManager = await ensureControllerManager(binaries.kubeVersion)
+  process.stdout.write(`${JSON.stringify({ ...binaries, controllerManager }, null, 2)}\n`)
 }

@@ -3,7 +3,7 @@
  * envtest.Environment is: one type, options, start and stop. In this order, each step as asked:
  *  1. a control plane on loopback (etcd, kube-apiserver), with a service network standing in for
  *     kube-proxy in front of Service-referenced webhooks, a client certificate it presents to
- *     webhooks, and an audit log;
+ *     webhooks, and an audit log; kube-controller-manager with the controllers asked for;
  *  2. CRDs: the test fixtures and/or the directories of a release's CRDs;
  *  3. the service's identity and RBAC from `manifests/`;
  *  4. `beforeService`, for what a file must decide with nothing of mcp-admission in the cluster;
@@ -14,8 +14,9 @@
  * `stop()` (registered as a tap teardown by `startEnvironment`) ends all of it, last started first.
  *
  * e2e files and `bench/cluster` reach the environment through this module only; control-plane.ts,
- * admission.ts, operator.ts, service-network.ts and audit-log.ts are its pieces. Tools a file tests with (kubectl,
- * helm, cert-manager, the chart pod, proxies) keep their own modules.
+ * controller-manager.ts, admission.ts, operator.ts, service-network.ts and audit-log.ts are its
+ * pieces. Tools a file tests with (kubectl, helm, cert-manager, the chart pod, proxies) keep their
+ * own modules.
  */
 
 import { randomBytes } from 'node:crypto'
@@ -38,6 +39,8 @@ import type { Manifest, PodServiceAccount, RunningAdmission } from './admission.
 import { auditLog } from './audit-log.ts'
 import type { AuditEvent, AuditLog } from './audit-log.ts'
 import { startControlPlane } from './control-plane.ts'
+import { startControllerManager } from './controller-manager.ts'
+import type { ControllerName } from './controller-manager.ts'
 import type { ControlPlane } from './control-plane.ts'
 import { kubectlFor, mustKubectl } from './kubectl.ts'
 import type { Kubectl } from './kubectl.ts'
@@ -60,9 +63,17 @@ export {
 } from './admission.ts'
 export type { Manifest, PodServiceAccount, RunningAdmission } from './admission.ts'
 export type { ControlPlane } from './control-plane.ts'
+export type { ControllerName } from './controller-manager.ts'
 export { auditEventOf } from './audit-log.ts'
 export type { AuditEvent, AuditQuery } from './audit-log.ts'
-export { cacheRoot, ensureBinaries, goVersion, isFile, run } from '../control-plane/binaries.ts'
+export {
+  cacheRoot,
+  ensureBinaries,
+  ensureControllerManager,
+  goVersion,
+  isFile,
+  run,
+} from '../control-plane/binaries.ts'
 export { NOT_PROBED, afterProbe, nextReady } from './service-network.ts'
 export { adminClient } from './api-client.ts'
 export type { ApiAnswer, ApiClient } from './api-client.ts'
@@ -120,6 +131,13 @@ export interface EnvironmentOptions {
   readonly apiServerClientCertificate?: boolean
   /** Make the API server write an audit log of every write (`env.auditEvents()`). */
   readonly auditLog?: boolean
+  /**
+   * Run kube-controller-manager with these controllers only (`env.controllerManager`), started
+   * with the control plane and stopped just before it: `namespace-controller` so deleted
+   * namespaces go away, `garbage-collector-controller` so dependents follow their owners.
+   * Default: none, and no controller-manager (nor its build).
+   */
+  readonly controllers?: readonly ControllerName[]
   /** CRDs served before anything else, in this order (default: the test fixtures). */
   readonly crds?: readonly CrdSource[]
   /** The service's namespace, service account and RBAC from `manifests/` (default: installed). */
@@ -144,6 +162,8 @@ export interface Environment {
   readonly operator: Managed
   /** The service network (throws without `serviceNetwork`). */
   readonly network: ServiceNetwork
+  /** kube-controller-manager (throws without `controllers`). */
+  readonly controllerManager: Managed
   /** The API server's audit events so far, oldest first (throws without `auditLog`). */
   auditEvents(): Promise<AuditEvent[]>
   /** The shipped manifests, rendered by kustomize as `kubectl apply -k` would. */
@@ -229,6 +249,12 @@ export async function createEnvironment(options: EnvironmentOptions = {}): Promi
       onStop: (each) => stops.push(each),
       stop,
     })
+    // Before anything is installed, as in a cluster: the controllers then see every CRD appear.
+    if (options.controllers && options.controllers.length > 0) {
+      const manager = await startControllerManager(plane, options.controllers)
+      env.onStop(() => manager.stop())
+      env.started.controllerManager = manager
+    }
 
     await env.installCrds(...(options.crds ?? ['fixtures']))
     if (options.identity ?? true) await installIdentity(env.kubectl, await env.manifests())
@@ -255,7 +281,9 @@ export async function createEnvironment(options: EnvironmentOptions = {}): Promi
 }
 
 /** The environment, with the instances the builder starts set as it starts them. */
-type Started = Environment & { started: { admission?: RunningAdmission; operator?: Managed } }
+type Started = Environment & {
+  started: { admission?: RunningAdmission; operator?: Managed; controllerManager?: Managed }
+}
 
 /** The environment's operations on a running control plane. */
 function environmentOn(
@@ -265,7 +293,7 @@ function environmentOn(
   lifecycle: Pick<Environment, 'onStop' | 'stop'>,
 ): Started {
   const kubectl = kubectlFor(plane.kubeconfig)
-  const started: { admission?: RunningAdmission; operator?: Managed } = {}
+  const started: Started['started'] = {}
   const once = new Map<string, Promise<unknown>>()
   const memo = <T>(key: string, make: () => Promise<T>): Promise<T> => {
     const found = once.get(key) ?? make()
@@ -288,6 +316,9 @@ function environmentOn(
     },
     get network() {
       return network ?? missing('service network', 'serviceNetwork')
+    },
+    get controllerManager() {
+      return started.controllerManager ?? missing('kube-controller-manager', 'controllers')
     },
     async auditEvents() {
       return (audit ?? missing('audit log', 'auditLog')).events()
