@@ -263,3 +263,31 @@ t.test('the same object in two files is checked twice and said to be a repeat', 
   )
   t.equal(result.stdout.match(/warning: also in/g)?.length, 1, 'only the repeat is marked')
 })
+
+t.test(
+  'references are resolved among the files given; a target not among them is named',
+  async (t) => {
+    const dir = t.testdir({
+      'group.yaml': `apiVersion: toolhive.stacklok.dev/v1beta1
+kind: MCPGroup
+metadata: {name: team, namespace: apps}
+spec: {}
+`,
+      'proxy.yaml': `apiVersion: toolhive.stacklok.dev/v1beta1
+kind: MCPRemoteProxy
+metadata: {name: remote, namespace: apps}
+spec:
+  remoteUrl: https://mcp.example.com
+  groupRef: {name: team}
+  toolConfigRef: {name: tools}
+`,
+    })
+    const result = await runCli(['check', dir])
+    t.equal(result.code, 0, 'a warning, never a denial')
+    t.match(
+      result.stdout,
+      /admitted MCPRemoteProxy apps\/remote: unchanged\n {4}warning: spec\.toolConfigRef\.name: MCPToolConfig "tools" not found in namespace "apps"/,
+    )
+    t.notMatch(result.stdout, /groupRef/, 'the group is among the files')
+  },
+)
