@@ -104,13 +104,14 @@ export function snapshotText(snapshot: Snapshot): string {
   return `{\n  "release": ${JSON.stringify(snapshot.release)},\n  "references": [\n${lines.join(',\n')}\n  ]\n}\n`
 }
 
+/** The release's CRDs, from the Go module proxy (cached as the e2e suite caches them). */
+async function releaseCrds(): Promise<string> {
+  const { releaseSources } = await import('../test/e2e/toolhive/releases.ts')
+  return (await releaseSources(SNAPSHOT_RELEASE)).crds
+}
+
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
-  const given = process.argv[2]
-  const directory =
-    given ??
-    (await import('../test/e2e/toolhive/releases.ts').then(
-      async ({ releaseSources }) => (await releaseSources(SNAPSHOT_RELEASE)).crds,
-    ))
+  const directory = process.argv[2] ?? (await releaseCrds())
   await writeFile(SNAPSHOT_FILE, snapshotText(await snapshotOf(directory, SNAPSHOT_RELEASE)))
   process.stdout.write(`wrote ${SNAPSHOT_FILE} from ${directory}\n`)
 }

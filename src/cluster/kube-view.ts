@@ -340,8 +340,16 @@ export class KubeView implements ClusterView {
     if (key) for (const listener of this.#listeners) listener(key)
   }
 
+  /**
+   * From the cache once every kind that may name `target` has listed; live when asked, or while
+   * one has not (readiness does not wait for every cache, and a half-filled one would miss
+   * referrers).
+   */
   referrersOf(target: ToolHiveKey, options: ReadOptions = {}): Promise<Referrer[]> {
-    if (!options.live) return this.#cache.referrersOf(target)
+    const cached = referringKinds(target.kind).every(
+      (kind) => !this.#served.has(kind) || this.isSynced(kind),
+    )
+    if (!options.live && cached) return this.#cache.referrersOf(target)
     return this.#listReferrers(target, options.signal)
   }
 

@@ -14,6 +14,7 @@ import { KubeView } from '../../src/cluster/kube-view.ts'
 import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
 import type { ViewResource } from '../../src/cluster/resources.ts'
 import { TOOLHIVE_KIND_TABLE } from '../../src/policy/kinds.ts'
+import type { ToolHiveKind } from '../../src/policy/kinds.ts'
 import type { KindTable } from '../../src/policy/kinds.ts'
 import { startFakeKubeApi } from '../helpers/fake-kube-api.ts'
 import type { FakeKubeApi } from '../helpers/fake-kube-api.ts'
@@ -154,7 +155,9 @@ t.test(
 
     refuse = false
     await until('synced', () => view.isSynced())
-    await until('every kind listed', () => VIEW_RESOURCES.every((r) => view.isSynced(r.kind)))
+    await until('every kind listed', () =>
+      VIEW_RESOURCES.every((r) => view.isSynced(r.kind as ToolHiveKind)),
+    )
     t.same([...view.degradedKinds().keys()], [], 'no longer degraded')
   },
 )
