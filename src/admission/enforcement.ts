@@ -1,13 +1,16 @@
 /**
  * How the service acts on what its rules decide, so a team can adopt it in a live cluster the way
  * it adopts any policy: watch first, then warn, then enforce. The validation actions are
- * ValidatingAdmissionPolicy's (`Deny`, `Warn`, `Audit`); the mutation mode either applies the
- * patch or only observes it. Nothing here changes what a rule decides, only the response.
+ * ValidatingAdmissionPolicy's (`Deny`, `Warn`, `Audit`), taken per rule; the mutation mode
+ * either applies the patch or only observes it. Nothing here changes what a rule decides, only
+ * the response.
  */
 
 import { renderText, renderViolations, renderWarnings } from '../policy/messages/render.ts'
-import { VALIDATION_ACTIONS } from '../policy/rules.ts'
-import type { RuleName, ValidationAction } from '../policy/rules.ts'
+import { actionsOf } from '../policy/rule-actions.ts'
+import type { RuleActions } from '../policy/rule-actions.ts'
+import { RULE_TABLE } from '../policy/rules.ts'
+import type { RuleEntry, RuleName, ValidationAction } from '../policy/rules.ts'
 import type { Decision } from './decide.ts'
 import { allowed, denied, errored, patched } from './response.ts'
 import type { AdmissionResponse, WebhookName } from './review.ts'
@@ -17,13 +20,21 @@ export const MUTATION_MODES = ['apply', 'observe'] as const
 export type MutationMode = (typeof MUTATION_MODES)[number]
 
 export interface Enforcement {
-  /** What a violation becomes: a denial, a warning to the client, an audit-log record. */
+  /**
+   * What a violation becomes: a denial, a warning to the client, an audit-log record. For the
+   * rules that deny by default; the others keep their own (policy/rule-actions.ts).
+   */
   readonly validationActions: readonly ValidationAction[]
+  /** Per rule, actions chosen instead (`--rule-actions`); absent: none chosen. */
+  readonly ruleActions?: RuleActions
   /** `observe`: a patch is computed, counted and recorded, but not returned. */
   readonly mutationMode: MutationMode
 }
 
-/** The default, and what `check` and `audit` simulate: every rule enforced. */
+/**
+ * The default, and what `check`, `review` and `audit` simulate: every rule at its table default,
+ * so the rules that deny by default deny and the others warn as they do out of the box.
+ */
 export const ENFORCING: Enforcement = { validationActions: ['Deny'], mutationMode: 'apply' }
 
 /** The policy name in audit annotations, as ValidatingAdmissionPolicy names its policy. */
@@ -35,53 +46,34 @@ export const AUDIT_KEYS = {
   validationFailure: 'validation_failure',
   /** The patch `observe` did not return: each operation and path. */
   mutationObserved: 'mutation_observed',
-  /** A request not judged (a fact unreadable, a bug) and admitted because nothing enforces. */
+  /** A request not judged (a fact unreadable, a bug) and admitted: its answer does not enforce. */
   admissionError: 'admission_error',
 } as const
 
 /**
- * The actions a comma-separated list names, or what is wrong with it. The rules are the API
- * server's for a ValidatingAdmissionPolicyBinding: each at most once, and not Deny with Warn
- * (a denial already returns its violations to the client).
+ * Whether the answer to `rule` at `webhook` can refuse or change a write under `enforcement`: a
+ * mutating webhook's while patches are applied, a validating rule's while it denies.
  */
-export function parseValidationActions(
-  text: string,
-): { readonly actions: ValidationAction[] } | { readonly problem: string } {
-  const names = text.split(',').map((name) => name.trim())
-  const actions: ValidationAction[] = []
-  for (const name of names) {
-    const action = VALIDATION_ACTIONS.find((known) => known === name)
-    if (action === undefined)
-      return {
-        problem: `must be ${VALIDATION_ACTIONS.join(', ')} or a comma-separated combination, got ${JSON.stringify(text)}`,
-      }
-    if (actions.includes(action)) return { problem: `names ${action} twice` }
-    actions.push(action)
-  }
-  if (actions.includes('Deny') && actions.includes('Warn'))
-    return {
-      problem:
-        'Deny and Warn cannot be combined (a denial already returns its violations to the client); use Deny, Deny,Audit, Warn or Warn,Audit',
-    }
-  return { actions }
-}
-
-/** Whether a webhook's answers can refuse or change a write under `enforcement`. */
-export function enforces(webhook: 'mutate' | 'validate', enforcement: Enforcement): boolean {
+export function enforces(
+  webhook: 'mutate' | 'validate',
+  rule: RuleName | undefined,
+  enforcement: Enforcement,
+): boolean {
   return webhook === 'mutate'
     ? enforcement.mutationMode === 'apply'
-    : enforcement.validationActions.includes('Deny')
+    : validationActionsFor(rule, enforcement).includes('Deny')
 }
 
 /**
- * The actions taken on `rule`'s violations. Every rule follows the global setting for now; the
- * rule table (`policy/rules.ts`) holds each rule's own default and allowed actions.
+ * The actions taken on `rule`'s violations: its own setting, else its table default or the
+ * global setting, as rule-actions.ts says. With no rule (nothing answered), the global setting.
  */
 export function validationActionsFor(
-  _rule: RuleName | undefined,
+  rule: RuleName | undefined,
   enforcement: Enforcement,
 ): readonly ValidationAction[] {
-  return enforcement.validationActions
+  const entry: RuleEntry | undefined = RULE_TABLE.find(({ name }) => name === rule)
+  return entry === undefined ? enforcement.validationActions : actionsOf(entry, enforcement)
 }
 
 /** Turns a decision into the response `enforcement` asks for. */
@@ -91,8 +83,7 @@ export function respond(
   webhook: WebhookName,
   enforcement: Enforcement,
 ): AdmissionResponse {
-  if (verdict.kind === 'failed')
-    return respondToError(uid, verdict.code, verdict.message, webhook, enforcement)
+  if (verdict.kind === 'failed') return respondToError(uid, rule, verdict, webhook, enforcement)
   if (verdict.kind === 'admitted') {
     if (enforcement.mutationMode === 'apply' || verdict.patch.length === 0)
       return patched(uid, verdict.patch, verdict.warnings)
@@ -115,18 +106,20 @@ export function respond(
 }
 
 /**
- * The answer to a request the rules could not judge: `errored` where the webhook enforces (the
- * writer retries), otherwise admitted, with the reason as a warning (Warn) and an audit record.
+ * The answer to a request the rules could not judge: `errored` where the answer enforces (the
+ * writer retries), otherwise admitted, with the reason as a warning where the rule warns and an
+ * audit record: a rule that only warns or audits never refuses a write, not even one it could
+ * not check.
  */
 function respondToError(
   uid: string,
-  code: 400 | 500 | 503,
-  message: string,
+  rule: RuleName | undefined,
+  { code, message }: Extract<Verdict, { kind: 'failed' }>,
   webhook: WebhookName,
   enforcement: Enforcement,
 ): AdmissionResponse {
-  if (enforces(webhook, enforcement)) return errored(uid, code, message)
-  const warn = webhook === 'validate' && enforcement.validationActions.includes('Warn')
+  if (enforces(webhook, rule, enforcement)) return errored(uid, code, message)
+  const warn = webhook === 'validate' && validationActionsFor(rule, enforcement).includes('Warn')
   const response = allowed(uid, warn ? [`not checked: ${message}`] : [])
   return withAudit(response, AUDIT_KEYS.admissionError, renderText(message))
 }

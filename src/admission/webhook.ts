@@ -9,7 +9,7 @@ import { renderText } from '../policy/messages/render.ts'
 import { decodeReview } from './decode.ts'
 import { createDecide } from './decide.ts'
 import type { Decision } from './decide.ts'
-import { ENFORCING, respond } from './enforcement.ts'
+import { ENFORCING, respond, validationActionsFor } from './enforcement.ts'
 import type { Enforcement } from './enforcement.ts'
 import { errored, toReview } from './response.ts'
 import type { Route } from './router.ts'
@@ -48,7 +48,14 @@ export function createAdmission({
   operatorServiceAccount,
   enforcement = ENFORCING,
 }: AdmissionOptions): Admission {
-  const decide = createDecide({ view, ...(routes ? { routes } : {}), operatorServiceAccount })
+  const decide = createDecide({
+    view,
+    ...(routes ? { routes } : {}),
+    operatorServiceAccount,
+    // A rule that denies under these settings reads what it judges live, one that does not may
+    // read the cache (handler.ts).
+    denies: (rule) => validationActionsFor(rule, enforcement).includes('Deny'),
+  })
   return {
     enforcement,
     async review(body, webhook) {

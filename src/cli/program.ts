@@ -58,11 +58,15 @@ function withCrdOptions(command: Command): Command {
  * process.env and takes any value of a boolean variable, `false` too, as true.
  */
 function settingOption(key: SettingKey): Option {
-  const { flag, placeholder } = settingOf(key)
+  const { flag, placeholder, repeatable } = settingOf(key)
   const option = new Option(
     placeholder === undefined ? flag : `${flag} ${placeholder}`,
     settingHelp(key),
   )
+  if (repeatable)
+    option.argParser((value: string, previous: string | undefined) =>
+      previous === undefined ? value : `${previous}${repeatable.joinedWith}${value}`,
+    )
   // resolveServeConfig looks the value up by the table's key, where commander puts it by the flag.
   if (option.attributeName() !== key)
     throw new Error(`${flag} is handed over as ${option.attributeName()}, not ${key}`)

@@ -72,7 +72,7 @@ export interface ServeConfig {
   readonly leaderElectionNamespace: string
   /** The ToolHive operator's service account, `name` (any namespace) or `namespace/name`. */
   readonly operatorServiceAccount: string
-  /** What violations and patches become (deny or warn or audit; apply or observe). */
+  /** What violations and patches become (deny or warn or audit, per rule; apply or observe). */
   readonly enforcement: Enforcement
 }
 
@@ -114,7 +114,8 @@ export function resolveServeConfig(
     // Each key's kind reads its own value type; the table's type pairs them, not the index.
     const kind = settingOf(key).kind as ValueKind<SettingValue<K>>
     const { value, problem } = kind.read(text.raw)
-    if (problem !== undefined) errors.push(`${text.name}: ${problem}`)
+    // Each line its own error, named by what set it.
+    for (const line of problem?.split('\n') ?? []) errors.push(`${text.name}: ${line}`)
     return value
   }
   /** A setting that always has a value: given, or its default. */
@@ -171,6 +172,7 @@ export function resolveServeConfig(
   const clientCaFile = optional('clientCa')
   const enforcement: Enforcement = {
     validationActions: value('validationActions'),
+    ruleActions: optional('ruleActions') ?? new Map(),
     mutationMode: value('mutationMode'),
   }
   const logLevel = value('logLevel')

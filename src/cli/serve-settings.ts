@@ -8,6 +8,7 @@
 
 import { DEFAULT_OPERATOR_SERVICE_ACCOUNT } from '../admission/writer.ts'
 import { MUTATION_MODES } from '../admission/enforcement.ts'
+import { RULE_ACTIONS_EXAMPLE, RULE_ACTIONS_SEPARATOR } from '../policy/action-settings.ts'
 import type { ServerConfig } from '../http/server-config.ts'
 import { LOG_LEVELS } from './logger.ts'
 import {
@@ -19,6 +20,7 @@ import {
   nonEmpty,
   oneOf,
   portNumber,
+  ruleActions,
   serviceAccountReference,
   switchValue,
   validationActions,
@@ -39,6 +41,11 @@ interface Setting<T> {
   readonly default?: SettingDefault
   readonly help: string
   readonly kind: ValueKind<T>
+  /**
+   * The flag may be given more than once: its values are joined with `joinedWith` and read as
+   * one (the variable says it all in one value). Otherwise the last flag given would win.
+   */
+  readonly repeatable?: { readonly joinedWith: string }
 }
 
 export const IN_CLUSTER_CERT_DIR = '/tmp/k8s-webhook-server/serving-certs'
@@ -177,6 +184,14 @@ export const SERVE_SETTINGS = {
     default: 'Deny',
     help: 'what a violation becomes: Deny, Warn, Audit, Deny,Audit or Warn,Audit',
     kind: validationActions,
+  },
+  ruleActions: {
+    flag: '--rule-actions',
+    placeholder: '<rule=actions>',
+    env: 'MCP_ADMISSION_RULE_ACTIONS',
+    help: `per rule, what its violations become instead of its default or --validation-actions: rule=actions, "${RULE_ACTIONS_SEPARATOR}"-separated or repeated (${RULE_ACTIONS_EXAMPLE})`,
+    kind: ruleActions,
+    repeatable: { joinedWith: RULE_ACTIONS_SEPARATOR },
   },
   mutationMode: {
     flag: '--mutation-mode',

@@ -6,7 +6,9 @@
  */
 
 import { isIP } from 'node:net'
-import { parseValidationActions } from '../admission/enforcement.ts'
+import { parseRuleActions, parseValidationActions } from '../policy/action-settings.ts'
+import type { RuleActions } from '../policy/rule-actions.ts'
+import { RULE_TABLE } from '../policy/rules.ts'
 import type { ValidationAction } from '../policy/rules.ts'
 import { parseDuration, parseGoDuration } from '../policy/go/duration.ts'
 import { parseBoolean } from './environment.ts'
@@ -18,6 +20,7 @@ import { parseBoolean } from './environment.ts'
  */
 export interface Read<T> {
   readonly value: T
+  /** What is wrong with the text: one line per problem (the text is quoted, so it has none). */
   readonly problem?: string
 }
 
@@ -122,7 +125,7 @@ export function oneOf<const W extends string>(words: readonly [W, ...W[]]): Valu
 
 /**
  * What a violation becomes: a comma-separated list of actions, by the API server's rules for a
- * ValidatingAdmissionPolicyBinding (enforcement.ts).
+ * ValidatingAdmissionPolicyBinding (policy/action-settings.ts).
  */
 export const validationActions: ValueKind<readonly ValidationAction[]> = {
   read: (text) => {
@@ -131,6 +134,21 @@ export const validationActions: ValueKind<readonly ValidationAction[]> = {
       ? { value: ['Deny'], problem: parsed.problem }
       : { value: parsed.actions }
   },
+}
+
+/**
+ * What the violations of named rules become: `rule=actions` items separated by `;`, each list
+ * read as `validationActions` reads one and allowed by the rule table (policy/action-settings.ts).
+ * The help names the rules, from the table.
+ */
+export const ruleActions: ValueKind<RuleActions> = {
+  read: (text) => {
+    const parsed = parseRuleActions(text)
+    return 'problems' in parsed
+      ? { value: new Map(), problem: parsed.problems.join('\n') }
+      : { value: parsed.ruleActions }
+  },
+  hint: `rules: ${RULE_TABLE.map((rule) => rule.name).join(', ')}`,
 }
 
 /**

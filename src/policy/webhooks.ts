@@ -27,8 +27,16 @@ export interface WebhookEntry {
   readonly name: string
   /** The service's path: `/mutate` or `/validate`, and so which configuration it is in. */
   readonly path: 'mutate' | 'validate'
-  /** The chart's defaults. */
+  /**
+   * The chart's default. It applies only while the webhook enforces (a mutating one applies
+   * patches, a rule of a validating one denies); otherwise the chart renders Ignore.
+   */
   readonly failurePolicy: 'Fail' | 'Ignore'
+  /**
+   * Whether it may ever fail closed. False where no write may wait on this service whatever its
+   * rules' actions: the chart then renders Ignore and its values accept nothing else.
+   */
+  readonly allowsFail: boolean
   readonly timeoutSeconds: number
   /** The comment of its `values.yaml` entry (helm-docs' `# --` first). */
   readonly valuesComment: readonly string[]
@@ -64,6 +72,7 @@ export const WEBHOOK_TABLE = [
     name: 'deployments.mcp-admission.toolhive.stacklok.dev',
     path: 'mutate',
     failurePolicy: 'Fail',
+    allowsFail: true,
     timeoutSeconds: 5,
     valuesComment: [
       '-- Proxy Deployments get their checksum and generation. Fail: a proxy Deployment written',
@@ -92,6 +101,7 @@ export const WEBHOOK_TABLE = [
     name: 'deployments-scale.mcp-admission.toolhive.stacklok.dev',
     path: 'mutate',
     failurePolicy: 'Fail',
+    allowsFail: true,
     timeoutSeconds: 5,
     valuesComment: [
       '-- The stdio replica cap on `deployments/scale`. Fail: a stdio server scaled past one replica',
@@ -124,6 +134,7 @@ export const WEBHOOK_TABLE = [
     name: 'runconfigs.mcp-admission.toolhive.stacklok.dev',
     path: 'mutate',
     failurePolicy: 'Fail',
+    allowsFail: true,
     timeoutSeconds: 5,
     valuesComment: [
       '-- RunConfig ConfigMaps get their content checksum. Fail: without it a stale checksum stays and',
@@ -151,6 +162,7 @@ export const WEBHOOK_TABLE = [
     name: 'webhookconfigs.mcp-admission.toolhive.stacklok.dev',
     path: 'validate',
     failurePolicy: 'Fail',
+    allowsFail: true,
     timeoutSeconds: 5,
     valuesComment: [
       '-- MCPWebhookConfig validation. Fail: an invalid config must never reach the cluster.',
@@ -165,13 +177,15 @@ export const WEBHOOK_TABLE = [
     name: 'workloads.mcp-admission.toolhive.stacklok.dev',
     path: 'validate',
     failurePolicy: 'Ignore',
+    allowsFail: true,
     timeoutSeconds: 5,
     valuesComment: [
       '-- MCPServer, MCPRemoteProxy and VirtualMCPServer warnings; it never denies (their CRDs say',
-      'what they may hold). Ignore: failing open loses only warnings, and workloads stay writable.',
+      'what they may hold). Always Ignore: failing open loses only warnings, and workloads stay',
+      'writable.',
     ],
     comment: [
-      'MCPServer, MCPRemoteProxy, VirtualMCPServer. failurePolicy Ignore: this webhook',
+      'MCPServer, MCPRemoteProxy, VirtualMCPServer. failurePolicy always Ignore: this webhook',
       "only warns (what these objects may hold is their CRDs' to say, and the API server applies them",
       'first), so failing open loses no more than warnings and keeps ToolHive workloads writable',
       'while the webhook is down.',
@@ -182,17 +196,20 @@ export const WEBHOOK_TABLE = [
     name: 'deletes.mcp-admission.toolhive.stacklok.dev',
     path: 'validate',
     failurePolicy: 'Ignore',
+    allowsFail: false,
     timeoutSeconds: 3,
     valuesComment: [
-      '-- The delete guard: a DELETE of a ToolHive object that others still reference. Ignore: a',
-      'delete is never held up by this service being down, and namespace deletion never waits on it.',
+      '-- The delete guard: a DELETE of a ToolHive object that others still reference. Always Ignore,',
+      'even with its rules set to Deny (`ruleActions`): a delete is never held up by this service',
+      'being down, and namespace deletion never waits on it.',
     ],
     comment: [
       'The delete guard (DELETE only): a ToolHive object that others in its namespace still',
-      'reference. failurePolicy Ignore and a short timeout: cluster machinery deletes these objects',
-      '(namespace deletion, garbage collection, Helm uninstall), and none of it may wait on this',
-      'service. The namespace controller and the garbage collector are not sent at all (the',
-      'matchCondition below); a delete in a terminating namespace is admitted by the service.',
+      'reference. failurePolicy always Ignore, even where its rules deny, and a short timeout:',
+      'cluster machinery deletes these objects (namespace deletion, garbage collection, Helm',
+      'uninstall), and none of it may wait on this service. The namespace controller and the',
+      'garbage collector are not sent at all (the matchCondition below); a delete in a terminating',
+      'namespace is admitted by the service.',
     ],
     matchConditions: [
       {

@@ -88,3 +88,39 @@ t.test('--help and --version exit 0', async (t) => {
   t.equal(help.code, 0)
   t.match(help.stdout, /--webhook <name>/)
 })
+
+t.test('a DELETE is judged by each rule at its default: the delete guard warns', async (t) => {
+  const object = (kind: string, apiVersion: string, name: string, spec = {}) => ({
+    apiVersion: `toolhive.stacklok.dev/${apiVersion}`,
+    kind,
+    metadata: { name, namespace: 'team' },
+    spec,
+  })
+  const tools = object('MCPToolConfig', 'v1beta1', 'tools')
+  const hooks = object('MCPWebhookConfig', 'v1alpha1', 'hooks')
+  const server = object('MCPServer', 'v1beta1', 'server', {
+    image: 'example.com/server:1',
+    toolConfigRef: { name: 'tools' },
+    webhookConfigRef: { name: 'hooks' },
+  })
+  const dir = t.testdir({
+    'objects.yaml': [tools, hooks, server].map((one) => JSON.stringify(one)).join('\n---\n'),
+    'delete-tools.json': JSON.stringify(review(tools, { operation: 'DELETE' })),
+    'delete-hooks.json': JSON.stringify(review(hooks, { operation: 'DELETE' })),
+  })
+  const judge = (file: string) =>
+    runCli(['review', '--webhook', 'validate', '--objects', join(dir, 'objects.yaml'), file])
+
+  // MCPToolConfig's delete guard: a warning and an audit record, as the service answers by default.
+  const warned = await judge(join(dir, 'delete-tools.json'))
+  t.equal(warned.code, 0, warned.stderr)
+  const { response } = JSON.parse(warned.stdout) as AdmissionReviewResponse
+  t.equal(response.allowed, true)
+  t.match(response.warnings, [/MCPToolConfig "tools" is still referenced by MCPServer server/])
+  t.match(response.auditAnnotations, { validation_failure: /"rule":"delete-guard"/ })
+
+  // A referenced MCPWebhookConfig's rule denies by default: refused, exit 1.
+  const refused = await judge(join(dir, 'delete-hooks.json'))
+  t.equal(refused.code, 1, refused.stderr)
+  t.equal((JSON.parse(refused.stdout) as AdmissionReviewResponse).response.allowed, false)
+})

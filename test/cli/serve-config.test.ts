@@ -3,8 +3,11 @@ import type { Test } from 'tap'
 import { resolveServeConfig } from '../../src/cli/serve-config.ts'
 import { IN_CLUSTER_CERT_DIR, SERVE_SETTINGS } from '../../src/cli/serve-settings.ts'
 import type { ServeConfig, ServeOptions } from '../../src/cli/serve-config.ts'
+import { RULE_TABLE } from '../../src/policy/rules.ts'
+import { runCli } from '../helpers/cli.ts'
 
 const defaults = { samplesDir: '/pkg/samples/objects', devCertDir: '/repo/certs' }
+const SERVE_RULES = RULE_TABLE.map((rule) => rule.name).join(', ')
 
 t.test(
   'no cluster configured: the embedded default on loopback with development certificates',
@@ -406,19 +409,76 @@ t.test(
     const plain = resolveServeConfig({}, {}, defaults)
     t.same('config' in plain && plain.config.enforcement, {
       validationActions: ['Deny'],
+      ruleActions: new Map(),
       mutationMode: 'apply',
     })
     const watching = resolveServeConfig(
-      { validationActions: 'Warn,Audit' },
+      { validationActions: 'Warn,Audit', ruleActions: 'delete-guard=Deny;workload=Audit' },
       { MCP_ADMISSION_MUTATION_MODE: 'observe' },
       defaults,
     )
     t.same('config' in watching && watching.config.enforcement, {
       validationActions: ['Warn', 'Audit'],
+      ruleActions: new Map([
+        ['delete-guard', ['Deny']],
+        ['workload', ['Audit']],
+      ]),
       mutationMode: 'observe',
     })
   },
 )
+
+t.test('rule actions from the variable; the flag wins over it', async (t) => {
+  const env = { MCP_ADMISSION_RULE_ACTIONS: 'delete-guard=Deny,Audit' }
+  const fromEnv = resolveServeConfig({}, env, defaults)
+  t.same(
+    'config' in fromEnv && fromEnv.config.enforcement.ruleActions,
+    new Map([['delete-guard', ['Deny', 'Audit']]]),
+  )
+  const fromFlag = resolveServeConfig({ ruleActions: 'webhook-config=Warn' }, env, defaults)
+  t.same(
+    'config' in fromFlag && fromFlag.config.enforcement.ruleActions,
+    new Map([['webhook-config', ['Warn']]]),
+    'the variable is not merged in',
+  )
+  const cleared = resolveServeConfig({ ruleActions: '' }, env, defaults)
+  t.same(
+    'config' in cleared && cleared.config.enforcement.ruleActions,
+    new Map(),
+    'an empty flag names no rule, whatever the variable says',
+  )
+})
+
+t.test('--rule-actions repeated: every flag is read, as if joined with ";"', async (t) => {
+  // In-process: the configuration is refused before anything is opened.
+  const refused = await runCli([
+    'serve',
+    '--rule-actions',
+    'workload=Deny',
+    '--rule-actions',
+    'delete-guard=Deny,Audit;webhook-config=Block',
+  ])
+  t.equal(refused.code, 2)
+  t.equal(
+    refused.stderr,
+    'mcp-admission: invalid configuration:\n' +
+      '  --rule-actions: workload: Deny not allowed for this rule, which never refuses a write; it allows Warn, Audit\n' +
+      '  --rule-actions: webhook-config: must be Deny, Warn, Audit or a comma-separated combination, got "Block"\n',
+  )
+})
+
+t.test('refused rule actions: one line each, naming the rule and what it allows', async (t) => {
+  const refused = resolveServeConfig(
+    {},
+    { MCP_ADMISSION_RULE_ACTIONS: 'workload=Deny;delte-guard=Warn;delete-guard=Deny,Warn' },
+    defaults,
+  )
+  t.same('errors' in refused && refused.errors, [
+    'MCP_ADMISSION_RULE_ACTIONS: workload: Deny not allowed for this rule, which never refuses a write; it allows Warn, Audit',
+    `MCP_ADMISSION_RULE_ACTIONS: no rule is named "delte-guard"; the rules are ${SERVE_RULES}`,
+    'MCP_ADMISSION_RULE_ACTIONS: delete-guard: Deny and Warn cannot be combined (a denial already returns its violations to the client); use Deny, Deny,Audit, Warn or Warn,Audit',
+  ])
+})
 
 t.test('refused enforcement settings name what set them', async (t) => {
   const refused = resolveServeConfig(

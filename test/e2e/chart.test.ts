@@ -26,6 +26,11 @@ import { ensureHelm, helmFor, mustHelm } from './harness/helm.ts'
 import { MONITORING_ON } from './harness/monitoring.ts'
 import { mustKubectl } from './harness/kubectl.ts'
 import { waitFor } from './harness/processes.ts'
+import { RULE_TABLE } from '../../src/policy/rules.ts'
+import { WEBHOOK_TABLE } from '../../src/policy/webhooks.ts'
+import type { WebhookEntry, WebhookId } from '../../src/policy/webhooks.ts'
+import { renderedFailurePolicy } from '../manifests/failure-policy.ts'
+import type { ChartSettings } from '../manifests/failure-policy.ts'
 import {
   COMMAND,
   HELM_ONLY_LABELS,
@@ -235,6 +240,7 @@ t.test(
       runconfigs: 'Fail',
       webhookconfigs: 'Fail',
       workloads: 'Ignore',
+      deletes: 'Ignore',
     })
     t.same(
       argsOf(defaults).filter((a) => /validation-actions|mutation-mode/.test(a)),
@@ -246,7 +252,10 @@ t.test(
       '--set',
       'mutationMode=observe',
     ])
-    t.same(Object.values(policies(watching)), ['Ignore', 'Ignore', 'Ignore', 'Ignore', 'Ignore'])
+    t.same(
+      Object.values(policies(watching)),
+      WEBHOOK_TABLE.map(() => 'Ignore'),
+    )
     t.same(
       argsOf(watching).filter((a) => /validation-actions|mutation-mode/.test(a)),
       ['--validation-actions=Warn,Audit', '--mutation-mode=observe'],
@@ -258,6 +267,7 @@ t.test(
       runconfigs: 'Fail',
       webhookconfigs: 'Ignore',
       workloads: 'Ignore',
+      deletes: 'Ignore',
     })
     const refused = await helm([
       'template',
@@ -270,6 +280,87 @@ t.test(
     ])
     t.not(refused.code, 0, 'Deny with Warn is refused, as the service refuses it')
     t.match(refused.stderr, /validationActions/)
+  },
+)
+
+t.test(
+  "ruleActions: passed as --rule-actions, and each webhook's failurePolicy follows its rules",
+  async (t) => {
+    const webhooksOf = (objects: K8sObject[]) =>
+      objects
+        .filter((o) => o.kind.endsWith('WebhookConfiguration'))
+        .flatMap((o) => o['webhooks'] as { name: string; failurePolicy: string }[])
+    const argsOf = (objects: K8sObject[]) =>
+      (
+        objects.find((o) => o.kind === 'Deployment') as unknown as {
+          spec: { template: { spec: { containers: { args: string[] }[] } } }
+        }
+      ).spec.template.spec.containers[0]?.args ?? []
+    // Each case: the values, as helm --set takes them and as failure-policy.ts takes them.
+    const cases: {
+      set: string[]
+      settings: ChartSettings
+      configured?: Partial<Record<WebhookId, 'Fail' | 'Ignore'>>
+      flag?: string
+    }[] = [
+      { set: [], settings: { validationActions: ['Deny'], mutationMode: 'apply' } },
+      {
+        set: ['validationActions={Warn,Audit}', 'ruleActions.webhook-config={Deny}'],
+        settings: {
+          validationActions: ['Warn', 'Audit'],
+          ruleActions: new Map([['webhook-config', ['Deny']]]),
+          mutationMode: 'apply',
+        },
+        flag: '--rule-actions=webhook-config=Deny',
+      },
+      {
+        set: ['ruleActions.webhook-config={Warn,Audit}', 'ruleActions.delete-guard={Deny,Audit}'],
+        settings: {
+          validationActions: ['Deny'],
+          ruleActions: new Map([
+            ['webhook-config', ['Warn', 'Audit']],
+            ['delete-guard', ['Deny', 'Audit']],
+          ]),
+          mutationMode: 'apply',
+        },
+        flag: '--rule-actions=delete-guard=Deny,Audit;webhook-config=Warn,Audit',
+      },
+      {
+        set: [
+          'mutationMode=observe',
+          'webhooks.webhookConfigs.failurePolicy=Ignore',
+          'ruleActions.workload={Warn,Audit}',
+        ],
+        settings: {
+          validationActions: ['Deny'],
+          ruleActions: new Map([['workload', ['Warn', 'Audit']]]),
+          mutationMode: 'observe',
+        },
+        configured: { webhookConfigs: 'Ignore' },
+        flag: '--rule-actions=workload=Warn,Audit',
+      },
+    ]
+    for (const { set, settings, configured = {}, flag } of cases) {
+      const objects = await template(...set.flatMap((value) => ['--set', value]))
+      const rendered = Object.fromEntries(webhooksOf(objects).map((w) => [w.name, w.failurePolicy]))
+      const expected = Object.fromEntries(
+        (WEBHOOK_TABLE as readonly WebhookEntry[]).map((webhook) => [
+          webhook.name,
+          renderedFailurePolicy(
+            webhook,
+            configured[webhook.id] ?? webhook.failurePolicy,
+            settings,
+            RULE_TABLE,
+          ),
+        ]),
+      )
+      t.same(rendered, expected, set.join(' ') || 'the defaults')
+      t.same(
+        argsOf(objects).filter((arg) => arg.startsWith('--rule-actions')),
+        flag === undefined ? [] : [flag],
+        `${set.join(' ') || 'the defaults'}: the flag`,
+      )
+    }
   },
 )
 
@@ -363,6 +454,21 @@ t.test('mistyped values fail the render with the reason', async (t) => {
       'a runbook URL with its own fragment',
       ['--set', 'monitoring.prometheusRule.runbookBaseURL=https://example.com/runbooks#x'],
       /at '\/monitoring\/prometheusRule\/runbookBaseURL': .*does not match pattern/,
+    ],
+    [
+      'a rule that is not in the rule table',
+      ['--set', 'ruleActions.delte-guard={Deny}'],
+      /at '\/ruleActions': additional properties 'delte-guard' not allowed/,
+    ],
+    [
+      'Deny on a rule that only warns',
+      ['--set', 'ruleActions.workload={Deny}'],
+      /at '\/ruleActions\/workload\/0': value must be one of 'Warn', 'Audit'/,
+    ],
+    [
+      'Fail on a webhook that never fails closed',
+      ['--set', 'webhooks.deletes.failurePolicy=Fail'],
+      /at '\/webhooks\/deletes\/failurePolicy': value must be 'Ignore'/,
     ],
     [
       'a Secret source without its CA bundle',

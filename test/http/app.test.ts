@@ -240,6 +240,42 @@ t.test('observed patches and violations are counted by what was done with them',
   t.ok(logLines().some((line) => line['msg'] === 'admission found violations'))
 })
 
+t.test('violations are counted by the actions taken on their rule', async (t) => {
+  // Everything denies but the config rule, set to warn; the delete guard keeps its default.
+  const tools = {
+    apiVersion: 'toolhive.stacklok.dev/v1beta1',
+    kind: 'MCPToolConfig',
+    metadata: { name: 'tools', namespace: 'default' },
+    spec: {},
+  }
+  const remote = {
+    apiVersion: 'toolhive.stacklok.dev/v1beta1',
+    kind: 'MCPRemoteProxy',
+    metadata: { name: 'remote', namespace: 'default' },
+    spec: { toolConfigRef: { name: 'tools' } },
+  }
+  const { app, metrics } = testApp([tools, remote], {
+    enforcement: {
+      validationActions: ['Deny'],
+      ruleActions: new Map([['webhook-config', ['Warn']]]),
+      mutationMode: 'apply',
+    },
+  })
+  const invalid = {
+    apiVersion: 'toolhive.stacklok.dev/v1alpha1',
+    kind: 'MCPWebhookConfig',
+    metadata: { name: 'hooks', namespace: 'default' },
+    spec: { validating: [{ name: 'a', url: 'http://x' }] },
+  }
+  for (const payload of [review(invalid), review(tools, { operation: 'DELETE' })])
+    await app.inject({ method: 'POST', url: '/validate', headers: json, payload })
+  const text = await metrics.registry.metrics()
+  t.match(text, 'mcp_admission_violations_total{kind="MCPWebhookConfig",action="warn"} 1')
+  t.match(text, 'mcp_admission_violations_total{kind="MCPToolConfig",action="warn"} 1')
+  t.match(text, 'mcp_admission_violations_total{kind="MCPToolConfig",action="audit"} 1')
+  t.notMatch(text, /action="deny"/)
+})
+
 t.test(
   'mcp_admission_mutations_total: by resource, changed, and the operator as writer',
   async (t) => {

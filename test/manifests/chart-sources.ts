@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { KINDS_TEMPLATE, KINDS_TEMPLATE_HEADER, kindsTemplate } from './kinds-template.ts'
+import { withRuleActionsSchema, withRuleActionsValues } from './rule-actions-values.ts'
 import {
   VALUES,
   VALUES_SCHEMA,
@@ -60,15 +61,19 @@ export const CHART_SOURCES: readonly ChartSource[] = [
   },
   {
     path: VALUES,
-    tables: 'the webhook table (src/policy/webhooks.ts)',
-    section: 'the `webhooks:` key, its comment and entries',
-    generate: inPlace(VALUES, (committed) => withWebhookValues(committed)),
+    tables: 'the webhook and rule tables (src/policy/webhooks.ts, src/policy/rules.ts)',
+    section: 'the `webhooks:` and `ruleActions:` keys, their comments and entries',
+    generate: inPlace(VALUES, async (committed) =>
+      withRuleActionsValues(await withWebhookValues(committed)),
+    ),
   },
   {
     path: VALUES_SCHEMA,
-    tables: 'the webhook table (src/policy/webhooks.ts)',
-    section: 'the "webhooks" property',
-    generate: inPlace(VALUES_SCHEMA, (committed) => withWebhookSchema(committed)),
+    tables: 'the webhook and rule tables (src/policy/webhooks.ts, src/policy/rules.ts)',
+    section: 'the "webhooks" and "ruleActions" properties',
+    generate: inPlace(VALUES_SCHEMA, async (committed) =>
+      withRuleActionsSchema(await withWebhookSchema(committed)),
+    ),
   },
 ]
 

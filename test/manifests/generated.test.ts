@@ -17,6 +17,7 @@ import type { WebhookId } from '../../src/policy/webhooks.ts'
 import { CHART_SOURCES, committedText, sourceState, sourceStates } from './chart-sources.ts'
 import { CHART, COMMAND, chartDigest, committedFiles, headerProblem } from './generate.ts'
 import { KINDS_TEMPLATE, kindsTemplate } from './kinds-template.ts'
+import { withRuleActionsSchema, withRuleActionsValues } from './rule-actions-values.ts'
 import {
   VALUES,
   VALUES_SCHEMA,
@@ -115,11 +116,13 @@ t.test('a table change makes the generated templates stale', async (t) => {
 })
 
 t.test(
-  "the values files' webhooks sections: a hand edit is reported, the rest is not",
+  "the values files' generated sections: a hand edit is reported, the rest is not",
   async (t) => {
-    const valuesProblem = `manifests/${VALUES}, the \`webhooks:\` key, its comment and entries, differs from what is generated (edited by hand, or a table changed since): change the webhook table (src/policy/webhooks.ts), not the file, and run \`${COMMAND}\``
+    const valuesProblem = `manifests/${VALUES}, the \`webhooks:\` and \`ruleActions:\` keys, their comments and entries, differs from what is generated (edited by hand, or a table changed since): change the webhook and rule tables (src/policy/webhooks.ts, src/policy/rules.ts), not the file, and run \`${COMMAND}\``
     for (const edit of [
       (text: string) => text.replace(/( {2}workloads:\n {4}failurePolicy: )Ignore/, '$1Fail'),
+      (text: string) => text.replace('ruleActions: {}', 'ruleActions: {delete-guard: [Deny]}'),
+      (text: string) => text.replace('#   workload  ', '#   workloads '),
       (text: string) =>
         text.replace(/( {2}runConfigs:\n {4}failurePolicy: Fail\n {4}timeoutSeconds: )5/, '$17'),
       (text: string) => text.replace('  # -- Proxy Deployments', '  # -- The proxy Deployments'),
@@ -140,13 +143,19 @@ t.test(
       'has 0 top-level `webhooks:` keys, not one',
     )
 
-    const schemaProblem = `manifests/${VALUES_SCHEMA}, the "webhooks" property, differs from what is generated`
+    const schemaProblem = `manifests/${VALUES_SCHEMA}, the "webhooks" and "ruleActions" properties, differs from what is generated`
     for (const edit of [
       (text: string) => text.replace(/\n\s*"deploymentsScale": \{[^}]*\},/, ''),
       (text: string) =>
         text.replace(
+          '"workloads": { "$ref": "#/definitions/webhookFailingOpen" }',
           '"workloads": { "$ref": "#/definitions/webhook" }',
-          '"workloads": { "type": "object" }',
+        ),
+      (text: string) => text.replace('{ "items": { "enum": ["Warn", "Audit"] } }', '{}'),
+      (text: string) =>
+        text.replace(
+          '"delete-guard": { "$ref": "#/definitions/validationActions" },',
+          '"delete-guard": { "$ref": "#/definitions/validationActions" },\n"extra": {},',
         ),
     ]) {
       const { problem, generated } = await edited(VALUES_SCHEMA, edit)
@@ -176,5 +185,21 @@ t.test(
     t.not(await withWebhookValues(values, slower), values)
     const more = [...WEBHOOK_TABLE, { ...WEBHOOK_TABLE[0], id: 'extra' as WebhookId }]
     t.match(await withWebhookSchema(schema, more), '"extra": { "$ref": "#/definitions/webhook" }')
+    // A rule added, or one narrowed to warnings only.
+    const rules = [...RULE_TABLE, { ...RULE_TABLE[0], name: 'extra-rule' }]
+    t.match(await withRuleActionsValues(values, rules), /^# {3}extra-rule {2}/m)
+    t.match(
+      await withRuleActionsSchema(schema, rules),
+      '"extra-rule": { "$ref": "#/definitions/validationActions" }',
+    )
+    const warnsOnly = RULE_TABLE.map((rule) =>
+      rule.name === 'delete-guard'
+        ? { ...rule, actions: { default: ['Warn'], allowed: ['Warn', 'Audit'] } as const }
+        : rule,
+    )
+    t.match(
+      await withRuleActionsSchema(schema, warnsOnly),
+      /"delete-guard": \{\s*"allOf": \[\s*\{ "\$ref": "#\/definitions\/validationActions" \},\s*\{ "items": \{ "enum": \["Warn", "Audit"\] \} \}/,
+    )
   },
 )

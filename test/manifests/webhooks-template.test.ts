@@ -17,6 +17,7 @@ import { RULE_TABLE, matchesToolHiveKinds } from '../../src/policy/rules.ts'
 import type { RuleEntry } from '../../src/policy/rules.ts'
 import { WEBHOOK_TABLE } from '../../src/policy/webhooks.ts'
 import type { WebhookEntry } from '../../src/policy/webhooks.ts'
+import { failsClosedBy, mayFailClosed } from './failure-policy.ts'
 import { MANIFESTS_DIR } from './generate.ts'
 import { KINDS_TEMPLATE } from './kinds-template.ts'
 import { VALUES, VALUES_SCHEMA, WEBHOOKS_TEMPLATE, webhooksTemplate } from './webhooks-template.ts'
@@ -30,6 +31,16 @@ const values = parse(await read(VALUES)) as { webhooks: Record<string, Any> }
 function defines(text: string): Map<string, string> {
   const found = text.matchAll(/\{\{- define "([^"]+)" -\}\}\n([\s\S]*?)\n\{\{- end -\}\}/g)
   return new Map([...found].map(([, name, body]) => [name!, body!]))
+}
+
+/** ` "a" (list "X" "Y") "b" (list "Z")`, the body of a Helm dict of lists, as an object. */
+function helmDict(body: string): Record<string, string[]> {
+  return Object.fromEntries(
+    [...body.matchAll(/"([^"]+)" \(list((?: "\w+")+)\)/g)].map(([, key, list]) => [
+      key!,
+      [...list!.matchAll(/"(\w+)"/g)].map(([, item]) => item!),
+    ]),
+  )
 }
 
 /** webhooks.yaml with every template action replaced by what it stands for, as YAML objects. */
@@ -48,9 +59,13 @@ function standIn(template: string, tpl: string): Any[] {
       (_, id: string) => `${values.webhooks[id]?.['timeoutSeconds']}`,
     )
     .replace(
-      /\{\{ include "mcp-admission\.failurePolicy" \(dict "root" \. "webhook" "(\w+)" "value" \.Values\.webhooks\.(\w+)\.failurePolicy\) \}\}/g,
-      (_, webhook: string, id: string) =>
-        `{helper: ${webhook}, value: ${values.webhooks[id]?.['failurePolicy']}}`,
+      /\{\{ include "mcp-admission\.failurePolicy" \(dict "root" \. "webhook" "(\w+)" "value" \.Values\.webhooks\.(\w+)\.failurePolicy(?: "rules" \(dict((?: "[^"]+" \(list(?: "\w+")+\))*)\))?\) \}\}/g,
+      (_, webhook: string, id: string, rules: string | undefined) =>
+        JSON.stringify({
+          helper: webhook,
+          value: values.webhooks[id]?.['failurePolicy'],
+          ...(rules === undefined ? {} : { rules: helmDict(rules) }),
+        }),
     )
     .replace(
       /\{\{- include "([^"]+)" \. \| nindent 6 \}\}/g,
@@ -142,11 +157,23 @@ t.test('each webhook is what the webhook and rule tables say', async (t) => {
       continue
     }
     t.equal(one['clientConfig'].service.path, `/${webhook.path}`, `${webhook.id}: its path`)
-    t.same(
-      one['failurePolicy'],
-      { helper: webhook.path, value: webhook.failurePolicy },
-      `${webhook.id}: its default failurePolicy, through the helper for its path`,
-    )
+    if (mayFailClosed(webhook, RULES))
+      t.same(
+        one['failurePolicy'],
+        {
+          helper: webhook.path,
+          value: webhook.failurePolicy,
+          ...(webhook.path === 'validate'
+            ? {
+                rules: Object.fromEntries(
+                  failsClosedBy(webhook, RULES).map((rule) => [rule.name, rule.actions.default]),
+                ),
+              }
+            : {}),
+        },
+        `${webhook.id}: its default failurePolicy, through the helper for its path, with each rule that may deny and its default`,
+      )
+    else t.equal(one['failurePolicy'], 'Ignore', `${webhook.id}: never fails closed`)
     t.equal(one['timeoutSeconds'], webhook.timeoutSeconds, `${webhook.id}: its default timeout`)
     t.equal(one['reinvocationPolicy'], webhook.reinvocation?.policy, `${webhook.id}: reinvocation`)
     t.same(one['objectSelector'], webhook.objectSelector?.selector, `${webhook.id}: objectSelector`)
@@ -176,9 +203,16 @@ t.test('values.yaml and its schema hold each webhook of the table, in table orde
   const ids = WEBHOOK_TABLE.map((webhook) => webhook.id)
   t.same(property['required'], ids)
   t.same(Object.keys(property['properties']), ids)
-  // The defaults are valid values: the definition every entry refers to admits them.
-  const definition = schema['definitions'].webhook as Any
-  for (const webhook of WEBHOOK_TABLE) {
+  // The defaults are valid values: the definition each entry refers to admits them. One that
+  // never fails closed admits only Ignore.
+  for (const webhook of WEBHOOK_TABLE as readonly WebhookEntry[]) {
+    const ref = property['properties'][webhook.id].$ref as string
+    t.equal(
+      ref,
+      mayFailClosed(webhook, RULES) ? '#/definitions/webhook' : '#/definitions/webhookFailingOpen',
+      `${webhook.id}: its definition`,
+    )
+    const definition = schema['definitions'][ref.split('/').at(-1)!] as Any
     t.ok(definition['properties'].failurePolicy.enum.includes(webhook.failurePolicy))
     t.ok(
       Number.isInteger(webhook.timeoutSeconds) &&

@@ -10,14 +10,13 @@
  * files: test/manifests/generated.test.ts compares the committed files with it, without helm.
  */
 
-import { isDeepStrictEqual } from 'node:util'
-import { format, resolveConfig } from 'prettier'
 import { TOOLHIVE_KIND_TABLE } from '../../src/policy/kinds.ts'
 import type { ToolHiveKindEntry } from '../../src/policy/kinds.ts'
 import { RULE_TABLE } from '../../src/policy/rules.ts'
 import type { RuleEntry } from '../../src/policy/rules.ts'
 import { WEBHOOK_TABLE } from '../../src/policy/webhooks.ts'
 import type { WebhookEntry } from '../../src/policy/webhooks.ts'
+import { failsClosedBy, mayFailClosed } from './failure-policy.ts'
 import {
   TEMPLATE_NAMES,
   resourceRules,
@@ -25,10 +24,10 @@ import {
   scalar,
   toolHiveRules,
 } from './kinds-template.ts'
+import { VALUES, VALUES_SCHEMA, withSchemaProperty, withValuesSection } from './values-sections.ts'
 
+export { VALUES, VALUES_SCHEMA }
 export const WEBHOOKS_TEMPLATE = 'charts/mcp-admission/templates/webhooks.yaml'
-export const VALUES = 'charts/mcp-admission/values.yaml'
-export const VALUES_SCHEMA = 'charts/mcp-admission/values.schema.json'
 
 /** The first line of webhooks.yaml's header, by which a copy edited by hand is told apart. */
 export const WEBHOOKS_TEMPLATE_HEADER =
@@ -75,6 +74,26 @@ function selectorLines(selector: NonNullable<WebhookEntry['objectSelector']>['se
   ]
 }
 
+/**
+ * A webhook's failurePolicy: Ignore where it may never fail closed, else the helper of
+ * _helpers.tpl, given the configured value and, for a validating webhook, each rule that could
+ * make it fail closed with its default actions (failure-policy.ts says which and why).
+ */
+function failurePolicyText(webhook: WebhookEntry, rules: readonly RuleEntry[]): string {
+  if (!mayFailClosed(webhook, rules)) return 'Ignore'
+  const values = `.Values.webhooks.${webhook.id}`
+  const ruleDefaults =
+    webhook.path === 'mutate'
+      ? ''
+      : ` "rules" (dict ${failsClosedBy(webhook, rules)
+          .map(
+            (rule) =>
+              `"${rule.name}" (list ${rule.actions.default.map((action) => `"${action}"`).join(' ')})`,
+          )
+          .join(' ')})`
+  return `{{ include "mcp-admission.failurePolicy" (dict "root" . "webhook" "${webhook.path}" "value" ${values}.failurePolicy${ruleDefaults}) }}`
+}
+
 /** One webhook, as an item of its configuration's `webhooks:`. */
 function webhookText(
   webhook: WebhookEntry,
@@ -95,7 +114,7 @@ function webhookText(
     '    sideEffects: None',
     `    timeoutSeconds: {{ ${values}.timeoutSeconds }}`,
     '    matchPolicy: Equivalent',
-    `    failurePolicy: {{ include "mcp-admission.failurePolicy" (dict "root" . "webhook" "${webhook.path}" "value" ${values}.failurePolicy) }}`,
+    `    failurePolicy: ${failurePolicyText(webhook, rules)}`,
     ...(webhook.reinvocation
       ? [
           ...comment(webhook.reinvocation.comment, '    '),
@@ -171,9 +190,12 @@ export function webhooksTemplate(
     [
       'What the API server sends to mcp-admission, and what happens when it cannot answer.',
       '',
-      "Each failurePolicy below is the configured one while the service enforces that webhook's answers,",
-      'and Ignore while it only watches (validationActions without Deny; mutationMode observe): a',
-      'service that refuses and changes nothing must not block writes when no replica answers.',
+      "Each failurePolicy below is the configured one while the service enforces that webhook's answers",
+      '(a mutating webhook in mutationMode apply; a validating one while one of its rules denies, by',
+      'its ruleActions entry, else by validationActions if it denies by default), and Ignore',
+      'otherwise: a service that refuses and changes nothing there must not block writes when no',
+      'replica answers. A webhook no write may wait on, or whose rules can never deny, is always',
+      'Ignore.',
       '',
       'Common to every webhook: admission.k8s.io/v1 reviews only; no side effects (dry-run safe);',
       '`matchPolicy: Equivalent` so a request through any served version of a resource still matches;',
@@ -227,10 +249,10 @@ export function webhooksTemplate(
 /** The webhooks section of values.yaml: its comment, then the key and an entry per webhook. */
 export function valuesSection(webhooks: readonly WebhookEntry[] = WEBHOOK_TABLE): string[] {
   return [
-    "# Each webhook's failurePolicy (Fail or Ignore) and timeoutSeconds (1–30). The defaults and why",
-    '# they are what they are: templates/webhooks.yaml. Generated with it by `npm run manifests`',
-    '# from the webhook table (src/policy/webhooks.ts), this comment to the next blank line: change',
-    '# the table, not these lines.',
+    "# Each webhook's failurePolicy (Fail or Ignore) and timeoutSeconds (1–30). A Fail applies only",
+    '# while the webhook enforces (templates/webhooks.yaml says when, and why each default is what it',
+    '# is). Generated with it by `npm run manifests` from the webhook table (src/policy/webhooks.ts),',
+    '# this comment to the next blank line: change the table, not these lines.',
     'webhooks:',
     ...webhooks.flatMap((webhook) => [
       ...comment(webhook.valuesComment, '  '),
@@ -241,95 +263,69 @@ export function valuesSection(webhooks: readonly WebhookEntry[] = WEBHOOK_TABLE)
   ]
 }
 
-/** Formatted as `npm run format` leaves the file at `path` (relative to manifests/). */
-async function formatted(path: string, text: string, parser: 'yaml' | 'json'): Promise<string> {
-  const file = new URL(`../../manifests/${path}`, import.meta.url).pathname
-  const options = (await resolveConfig(file)) ?? {}
-  return format(text, { ...options, parser })
-}
-
 /**
- * `values` (values.yaml's text) with its webhooks section generated: the top-level `webhooks:`
- * key, the comment lines right above it and its indented lines, up to the next line at column 0
- * (a blank line, or the next key or comment, which stay). Throws when there is no such key.
+ * `values` (values.yaml's text) with its webhooks section generated (values-sections.ts). Throws
+ * when there is no such key.
  */
-export async function withWebhookValues(
+export function withWebhookValues(
   values: string,
   webhooks: readonly WebhookEntry[] = WEBHOOK_TABLE,
 ): Promise<string> {
-  const lines = values.split('\n')
-  const keys = lines.flatMap((line, index) => (/^webhooks:/.test(line) ? [index] : []))
-  if (keys.length !== 1)
-    throw new Error(
-      `manifests/${VALUES} has ${keys.length} top-level \`webhooks:\` keys, not one: the generated section goes in place of it`,
-    )
-  const key = keys[0]!
-  let start = key
-  while (start > 0 && lines[start - 1]!.startsWith('#')) start--
-  let end = key + 1
-  while (end < lines.length && lines[end]!.startsWith(' ')) end++
-  const text = [...lines.slice(0, start), ...valuesSection(webhooks), ...lines.slice(end)]
-  return formatted(VALUES, text.join('\n'), 'yaml')
+  return withValuesSection(values, 'webhooks', valuesSection(webhooks))
 }
 
-/** What the schema says of `webhooks`: each webhook's entry, required, in table order. */
-export function webhooksSchema(webhooks: readonly WebhookEntry[] = WEBHOOK_TABLE) {
+/**
+ * What the schema says of `webhooks`: each webhook's entry, required, in table order; one that
+ * may never fail closed accepts only Ignore, so a Fail that would never apply is refused.
+ */
+export function webhooksSchema(
+  webhooks: readonly WebhookEntry[] = WEBHOOK_TABLE,
+  rules: readonly RuleEntry[] = RULE_TABLE,
+) {
+  for (const webhook of webhooks)
+    if (!mayFailClosed(webhook, rules) && webhook.failurePolicy !== 'Ignore')
+      throw new Error(
+        `webhook ${webhook.id}: its default failurePolicy is Fail, but it may never fail closed`,
+      )
   const ids = webhooks.map((webhook) => webhook.id)
   return {
     type: 'object',
     additionalProperties: false,
     required: ids,
-    properties: Object.fromEntries(ids.map((id) => [id, { $ref: '#/definitions/webhook' }])),
+    properties: Object.fromEntries(
+      webhooks.map((webhook) => [
+        webhook.id,
+        {
+          $ref: mayFailClosed(webhook, rules)
+            ? '#/definitions/webhook'
+            : '#/definitions/webhookFailingOpen',
+        },
+      ]),
+    ),
   }
 }
 
 /**
- * `schema` (values.schema.json's text) with its `webhooks` property generated: the one written at
- * the indent of the top-level properties, replaced whole. Throws when that is not the property
- * the schema's `properties` then hold.
+ * `schema` (values.schema.json's text) with its `webhooks` property generated (values-sections.ts).
+ * Throws when that is not the property the schema's `properties` then hold.
  */
-export async function withWebhookSchema(
+export function withWebhookSchema(
   schema: string,
   webhooks: readonly WebhookEntry[] = WEBHOOK_TABLE,
+  rules: readonly RuleEntry[] = RULE_TABLE,
 ): Promise<string> {
-  const found = /^ {4}"webhooks": \{$/m.exec(schema)
-  const end = found === null ? -1 : closingBrace(schema, found.index + found[0].length - 1)
-  if (found === null || end === -1)
-    throw new Error(`manifests/${VALUES_SCHEMA} has no top-level "webhooks" property to generate`)
-  const expected = webhooksSchema(webhooks)
+  const expected = webhooksSchema(webhooks, rules)
   const property = [
-    '"webhooks": {',
+    '{',
     '"type": "object",',
     '"additionalProperties": false,',
     `"required": ${JSON.stringify(expected.required)},`,
     '"properties": {',
-    Object.keys(expected.properties)
-      .map((id) => `${JSON.stringify(id)}: { "$ref": "#/definitions/webhook" }`)
+    Object.entries(expected.properties)
+      .map(([id, value]) => `${JSON.stringify(id)}: ${JSON.stringify(value)}`)
       .join(',\n'),
     '}',
     '}',
   ].join('\n')
-  const text = await formatted(
-    VALUES_SCHEMA,
-    schema.slice(0, found.index + 4) + property + schema.slice(end + 1),
-    'json',
-  )
-  const parsed = JSON.parse(text) as { properties?: { webhooks?: unknown } }
-  if (!isDeepStrictEqual(parsed.properties?.webhooks, expected))
-    throw new Error(`manifests/${VALUES_SCHEMA}: its "webhooks" property is not a top-level one`)
-  return text
-}
-
-/** The index of the brace that closes the one at `open`, skipping strings; -1 when none does. */
-function closingBrace(text: string, open: number): number {
-  let depth = 0
-  for (let index = open; index < text.length; index++) {
-    const char = text[index]
-    if (char === '"') {
-      for (index++; index < text.length && text[index] !== '"'; index++)
-        if (text[index] === '\\') index++
-    } else if (char === '{') depth++
-    else if (char === '}' && --depth === 0) return index
-  }
-  return -1
+  return withSchemaProperty(schema, 'webhooks', property, expected)
 }

@@ -91,13 +91,44 @@ cannot verify the service, and every fail-closed write it guards would be refuse
 
 {{- /*
 A webhook's failurePolicy: the configured one while the service enforces what that webhook
-answers, Ignore while it only watches (validating webhooks without Deny among the validation
-actions, mutating webhooks in observe mode), so a service that changes and refuses nothing can
-never block a write by being down. Called with (dict "root" . "webhook" "mutate"|"validate"
-"value" <configured policy>).
+answers, Ignore while it does not, so a service that changes and refuses nothing there can never
+block a write by being down. A mutating webhook enforces in mutationMode apply. A validating one
+enforces while one of its `rules` denies: by the rule's ruleActions entry if it has one, else by
+validationActions if its default denies, else by its default (the service's own precedence,
+src/policy/rule-actions.ts). `rules` is generated into webhooks.yaml from the rule table: each
+rule of the webhook that may deny, with its default actions. Called with (dict "root" . "webhook"
+"mutate"|"validate" "value" <configured policy> "rules" <dict of rule name to default actions>).
 */ -}}
 {{- define "mcp-admission.failurePolicy" -}}
 {{- $values := .root.Values -}}
-{{- $enforces := ternary (eq $values.mutationMode "apply") (has "Deny" $values.validationActions) (eq .webhook "mutate") -}}
+{{- /* An upgrade with --reuse-values from a release before ruleActions has none. */ -}}
+{{- $ruleActions := $values.ruleActions | default dict -}}
+{{- $enforces := false -}}
+{{- if eq .webhook "mutate" -}}
+{{- $enforces = eq $values.mutationMode "apply" -}}
+{{- else -}}
+{{- range $rule, $default := .rules -}}
+{{- $actions := $default -}}
+{{- if hasKey $ruleActions $rule -}}
+{{- $actions = index $ruleActions $rule -}}
+{{- else if has "Deny" $default -}}
+{{- $actions = $values.validationActions -}}
+{{- end -}}
+{{- if has "Deny" $actions -}}
+{{- $enforces = true -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- ternary .value "Ignore" $enforces -}}
+{{- end -}}
+
+{{- /*
+ruleActions as --rule-actions takes it: `rule=actions` items joined with `;`, by rule name.
+*/ -}}
+{{- define "mcp-admission.ruleActions" -}}
+{{- $items := list -}}
+{{- range $rule, $actions := . -}}
+{{- $items = append $items (printf "%s=%s" $rule (join "," $actions)) -}}
+{{- end -}}
+{{- join ";" $items -}}
 {{- end -}}
