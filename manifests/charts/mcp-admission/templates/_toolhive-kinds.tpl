@@ -16,18 +16,34 @@ The ToolHive rules of the `webhookConfigs` webhook (MCPWebhookConfig).
 - apiGroups: [toolhive.stacklok.dev]
   apiVersions: [v1alpha1, v1beta1]
   resources: [mcpwebhookconfigs]
-  operations: [CREATE, UPDATE, DELETE]
+  operations: [CREATE, UPDATE]
   scope: Namespaced
 {{- end -}}
 
 {{- /*
-The ToolHive rules of the `workloads` webhook (MCPServer, MCPRemoteProxy, VirtualMCPServer).
+The ToolHive rules of the `workloads` webhook (MCPServer, MCPRemoteProxy, VirtualMCPServer, MCPServerEntry).
 */ -}}
 {{- define "mcp-admission.toolhive.webhookRules.workloads" -}}
 - apiGroups: [toolhive.stacklok.dev]
   apiVersions: [v1beta1, v1alpha1]
-  resources: [mcpservers, mcpremoteproxies, virtualmcpservers]
+  resources: [mcpservers, mcpremoteproxies, virtualmcpservers, mcpserverentries]
   operations: [CREATE, UPDATE]
+  scope: Namespaced
+{{- end -}}
+
+{{- /*
+The ToolHive rules of the `deletes` webhook (MCPWebhookConfig, MCPGroup, MCPToolConfig, MCPExternalAuthConfig, MCPOIDCConfig, MCPAuthzConfig, MCPTelemetryConfig, EmbeddingServer, VirtualMCPCompositeToolDefinition).
+*/ -}}
+{{- define "mcp-admission.toolhive.webhookRules.deletes" -}}
+- apiGroups: [toolhive.stacklok.dev]
+  apiVersions: [v1alpha1, v1beta1]
+  resources: [mcpwebhookconfigs]
+  operations: [DELETE]
+  scope: Namespaced
+- apiGroups: [toolhive.stacklok.dev]
+  apiVersions: [v1beta1, v1alpha1]
+  resources: [mcpgroups, mcptoolconfigs, mcpexternalauthconfigs, mcpoidcconfigs, mcpauthzconfigs, mcptelemetryconfigs, embeddingservers, virtualmcpcompositetooldefinitions]
+  operations: [DELETE]
   scope: Namespaced
 {{- end -}}
 
@@ -39,6 +55,16 @@ Every kind: the resources the cluster view lists and watches.
 - mcpremoteproxies
 - virtualmcpservers
 - mcpwebhookconfigs
+- mcpserverentries
+- mcpgroups
+- mcptoolconfigs
+- mcpexternalauthconfigs
+- mcpoidcconfigs
+- mcpauthzconfigs
+- mcptelemetryconfigs
+- embeddingservers
+- virtualmcpcompositetooldefinitions
+- mcpregistries
 {{- end -}}
 
 {{- /*
