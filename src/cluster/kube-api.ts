@@ -30,6 +30,11 @@ export class KubeApiError extends Error {
   }
 }
 
+/** 401 or 403: the API server refuses this client, and will until someone changes RBAC. */
+export function isRefusal(error: unknown): boolean {
+  return error instanceof KubeApiError && (error.status === 401 || error.status === 403)
+}
+
 /**
  * The wait a metav1.Status asks for (`details.retryAfterSeconds`, sent with 429 and some 5xx), if
  * it names a usable one.

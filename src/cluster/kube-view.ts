@@ -3,7 +3,8 @@
  * memory; a cache miss, a read that must be current (DESIGN §4.2), and every ConfigMap or
  * Deployment (never cached) go to the API server. Which ToolHive kinds are listed and watched, and
  * at which version, follows API discovery while it runs (`kind-discovery.ts`): a kind the cluster
- * does not serve is neither watched nor waited for.
+ * does not serve is neither watched nor waited for. Namespaces are watched too, for whether each is
+ * terminating (`namespace-cache.ts`), and never waited for.
  */
 
 import type { Logger } from 'pino'
@@ -14,9 +15,10 @@ import { errorMessage } from '../policy/messages/render.ts'
 import { referrersIn, referringKinds, sortReferrers } from '../policy/references.ts'
 import type { Referrer } from '../policy/references.ts'
 import { KindDiscovery } from './kind-discovery.ts'
-import { KubeApiError } from './kube-api.ts'
+import { isRefusal } from './kube-api.ts'
 import type { KubeApi } from './kube-api.ts'
 import { MemoryView, objectKey } from './memory-view.ts'
+import { NamespaceCache } from './namespace-cache.ts'
 import { Reflector } from './reflector.ts'
 import type { ReflectorOptions, ReflectorStore } from './reflector.ts'
 import { LIVE_ONLY_RESOURCES, apiVersionOf, resourcePath } from './resources.ts'
@@ -45,8 +47,11 @@ interface KubeViewOptions {
   readonly reflector?: ReflectorOptions
   readonly discoveryIntervalMs?: number
   readonly syncGraceMs?: number
-  /** Every list or watch failure, by kind (for metrics); a 429 asks to wait and is not one. */
-  readonly onWatchError?: (kind: ToolHiveKind, error: unknown) => void
+  /**
+   * Every list or watch failure, by kind (for metrics; `Namespace` for the namespaces'); a 429
+   * asks to wait and is not one.
+   */
+  readonly onWatchError?: (kind: ToolHiveKind | 'Namespace', error: unknown) => void
   /**
    * Called once, when every served resource has first been listed: synchronously with
    * `isSynced()` turning true, so it runs before any readiness check can see the view synced.
@@ -76,6 +81,7 @@ export class KubeView implements ClusterView {
   readonly #watches = new Map<ToolHiveKind, KindWatch>()
   readonly #stopping = new Set<Promise<void>>()
   readonly #listeners = new Set<(key: ObjectKey) => void>()
+  readonly #namespaces: NamespaceCache
   #served: ServedKinds = new Map()
   #started = false
   #syncedOnce = false
@@ -84,6 +90,10 @@ export class KubeView implements ClusterView {
     this.#api = options.api
     this.#options = options
     this.#logger = options.logger.child({ component: 'cluster-view' })
+    this.#namespaces = new NamespaceCache(options.api, this.#logger, {
+      ...(options.reflector ? { reflector: options.reflector } : {}),
+      onError: (error) => options.onWatchError?.('Namespace', error),
+    })
     this.#discovery = options.resources
       ? undefined
       : new KindDiscovery(options.api, this.#logger, {
@@ -96,10 +106,14 @@ export class KubeView implements ClusterView {
         })
   }
 
-  /** Starts discovery (or the fixed resources' list/watches); `isSynced()` turns true once all have listed. */
+  /**
+   * Starts discovery (or the fixed resources' list/watches) and the namespaces' list/watch;
+   * `isSynced()` turns true once every served kind has listed.
+   */
   start(): void {
     if (this.#started) return
     this.#started = true
+    this.#namespaces.start()
     if (this.#discovery) this.#discovery.start()
     else this.#follow(servedKindsOf(this.#options.resources ?? []))
   }
@@ -108,7 +122,7 @@ export class KubeView implements ClusterView {
     this.#started = false
     await this.#discovery?.stop()
     for (const kind of [...this.#watches.keys()]) this.#retire(kind)
-    await Promise.all(this.#stopping)
+    await Promise.all([...this.#stopping, this.#namespaces.stop()])
     this.#api.close()
   }
 
@@ -280,9 +294,14 @@ export class KubeView implements ClusterView {
     this.#options.onSynced?.()
   }
 
-  // The namespace cache arrives with its own change; until then nothing is known to terminate.
-  isTerminating(): boolean {
-    return false
+  /**
+   * From the namespaces' cache, which readiness does not wait for: only the webhooks that fail
+   * closed need a synced view to be ready, and the one that asks this (the delete guard's) fails
+   * open. Until namespaces have been listed (or while their list fails) this answers false, and
+   * the delete guard looks at the referrers as for any namespace that is not terminating.
+   */
+  isTerminating(namespace: string): boolean {
+    return this.#namespaces.isTerminating(namespace)
   }
 
   /** The cached copy alone, never a live read (for tests and the reconciler). */
@@ -443,9 +462,4 @@ const LIVE_ONLY: ReadonlyMap<ViewKind, ViewResource> = new Map(
 /** A kind's plural as people write it (`MCPServers`, `MCPRemoteProxies`). */
 function pluralOf(kind: string): string {
   return kind.endsWith('y') ? `${kind.slice(0, -1)}ies` : `${kind}s`
-}
-
-/** 401 or 403: the API server refuses this client the list, and will until someone changes RBAC. */
-function isRefusal(error: unknown): boolean {
-  return error instanceof KubeApiError && (error.status === 401 || error.status === 403)
 }

@@ -18,7 +18,7 @@ import type { Backoff } from './backoff.ts'
 import { KubeApiError, retryAfterOf } from './kube-api.ts'
 import type { KubeApi, WatchEvent } from './kube-api.ts'
 import { apiVersionOf, resourcePath } from './resources.ts'
-import type { ViewResource } from './resources.ts'
+import type { ApiResource } from './resources.ts'
 
 /**
  * Where a reflector puts what it sees. The store decides what it keeps: every object the reflector
@@ -62,7 +62,7 @@ export const RETRY_AFTER_MAX_MS = 60_000
 
 export class Reflector {
   readonly #api: KubeApi
-  readonly #resource: ViewResource
+  readonly #resource: ApiResource
   /** Computed once: list items and watch objects all get this very string. */
   readonly #apiVersion: string
   readonly #store: ReflectorStore
@@ -78,7 +78,7 @@ export class Reflector {
 
   constructor(
     api: KubeApi,
-    resource: ViewResource,
+    resource: ApiResource,
     store: ReflectorStore,
     logger: Logger,
     options: ReflectorOptions = {},

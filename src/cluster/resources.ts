@@ -3,13 +3,19 @@
 import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
 import type { ViewKind } from './view.ts'
 
-export interface ViewResource {
-  readonly kind: ViewKind
+/** Where an API resource lives, of any kind. */
+export interface ApiResource {
+  readonly kind: string
   /** `''` for the core group. */
   readonly group: string
   readonly version: string
   readonly plural: string
   readonly namespaced: boolean
+}
+
+/** A resource of a kind the view can be asked for. */
+export interface ViewResource extends ApiResource {
+  readonly kind: ViewKind
 }
 
 /**
@@ -38,8 +44,20 @@ export const LIVE_ONLY_RESOURCES: readonly ViewResource[] = [
   { kind: 'Deployment', group: 'apps', version: 'v1', plural: 'deployments', namespaced: true },
 ]
 
+/**
+ * Namespaces, listed and watched for whether each is terminating (`namespace-cache.ts`): a core
+ * resource every API server serves, so not found by discovery, and not a kind the view holds.
+ */
+export const NAMESPACES: ApiResource = {
+  kind: 'Namespace',
+  group: '',
+  version: 'v1',
+  plural: 'namespaces',
+  namespaced: false,
+}
+
 /** `apps/v1`-style apiVersion of a resource. */
-export function apiVersionOf(resource: ViewResource): string {
+export function apiVersionOf(resource: ApiResource): string {
   return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`
 }
 
@@ -48,7 +66,7 @@ export function apiVersionOf(resource: ViewResource): string {
  * given its name too (a cluster-scoped resource ignores the namespace).
  */
 export function resourcePath(
-  resource: ViewResource,
+  resource: ApiResource,
   object?: { readonly namespace: string; readonly name?: string },
 ): string {
   const base =

@@ -63,6 +63,20 @@ export function trimForView(kind: ViewKind, object: KubeObject): KubeObject {
   return trimmed
 }
 
+/**
+ * The cached form of a Namespace: its name and, once it is being deleted, its
+ * `deletionTimestamp`; nothing else (labels, annotations, status, managedFields) is kept, since
+ * all the view asks of a namespace is whether it is terminating. The input is not modified.
+ */
+export function trimNamespace(object: KubeObject): KubeObject {
+  const metadata: JsonObject = {}
+  const { name, deletionTimestamp } = object.metadata ?? {}
+  if (name !== undefined) metadata['name'] = name
+  if (deletionTimestamp !== undefined && deletionTimestamp !== null)
+    metadata['deletionTimestamp'] = deletionTimestamp
+  return { apiVersion: object.apiVersion, kind: object.kind, metadata }
+}
+
 function trimMetadata(metadata: KubeObject['metadata']): JsonObject {
   const kept: JsonObject = {}
   if (!isRecord(metadata)) return kept

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { trimForView } from '../../src/cluster/trim.ts'
+import { trimForView, trimNamespace } from '../../src/cluster/trim.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { ANNOTATIONS } from '../../src/policy/names.ts'
 import { VECTOR_CHECKSUM, runConfigMap } from '../helpers/objects.ts'
@@ -137,6 +137,46 @@ t.test('a data key named __proto__ survives as data and in the checksum', async 
       ANNOTATIONS.contentChecksum
     ]
   t.not(checksum(configMap), checksum(other))
+})
+
+t.test('a Namespace is reduced to its name and deletionTimestamp', async (t) => {
+  const terminating: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name: 'team',
+      uid: 'u1',
+      resourceVersion: '7',
+      labels: { 'kubernetes.io/metadata.name': 'team' },
+      annotations: { [LAST_APPLIED]: '{"huge": "copy"}' },
+      deletionTimestamp: '2026-11-22T00:00:00Z',
+      ...metadataNoise,
+    },
+    spec: { finalizers: ['kubernetes'] },
+    status: { phase: 'Terminating', conditions: [{ type: 'NamespaceDeletionContentFailure' }] },
+  }
+  const before = structuredClone(terminating)
+  t.same(trimNamespace(terminating), {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'team', deletionTimestamp: '2026-11-22T00:00:00Z' },
+  })
+  t.same(terminating, before, 'the input is not modified')
+  t.same(
+    trimNamespace({ ...terminating, metadata: { name: 'live', deletionTimestamp: null } }),
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'live' } },
+    'no deletionTimestamp (null is none): the name alone',
+  )
+  t.same(
+    trimNamespace({ kind: 'Namespace', metadata: { name: 7 } }),
+    { apiVersion: undefined, kind: 'Namespace', metadata: { name: 7 } },
+    'malformed: kept as it came (the cache ignores a name that is not a string)',
+  )
+  t.same(trimNamespace({ kind: 'Namespace' }), {
+    apiVersion: undefined,
+    kind: 'Namespace',
+    metadata: {},
+  })
 })
 
 t.test('malformed input does not throw', async (t) => {

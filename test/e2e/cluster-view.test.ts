@@ -1,7 +1,8 @@
 /**
  * The informer-backed cluster view against the real API server: ready at once when no ToolHive
- * kind is served, follows CRDs installed later, sees what is created through the API, holds trimmed copies, reads live on a cache miss, and
- * recovers by itself after the API server is stopped and started again.
+ * kind is served, follows CRDs installed later, sees what is created through the API, holds
+ * trimmed copies, reads live on a cache miss, sees a namespace being deleted, and recovers by
+ * itself after the API server is stopped and started again.
  */
 
 import { KubeConfig } from '@kubernetes/client-node'
@@ -182,6 +183,23 @@ t.test('a cache miss reads live, unless the read is cache-only', async (t) => {
     undefined,
     '404 is "absent", not an error',
   )
+})
+
+t.test('a namespace being deleted is terminating', async (t) => {
+  // No namespace controller runs in this environment, so nothing removes the `kubernetes`
+  // finalizer the API server puts in every namespace's spec.finalizers: once deleted, the
+  // namespace keeps its deletionTimestamp and stays Terminating, which is what the view must see.
+  const doomed = 'view-terminating'
+  await mustKubectl(kubectl, ['create', 'namespace', doomed])
+  t.equal(view.isTerminating(doomed), false, 'not while it is active')
+  await mustKubectl(kubectl, ['delete', 'namespace', doomed, '--wait=false'])
+  await waitFor(
+    'the namespace to be seen terminating',
+    async () => (view.isTerminating(doomed) ? true : undefined),
+    { timeoutMs: 15_000 },
+  )
+  t.pass('terminating, from the watch')
+  t.equal(view.isTerminating(ns), false, 'the other namespaces are not')
 })
 
 t.test('recovers by itself after the API server is stopped and started again', async (t) => {

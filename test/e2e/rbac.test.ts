@@ -1,6 +1,7 @@
 /**
  * The shipped RBAC against the real authoriser: the service account reads what the cluster view
- * watches, writes only status and its Lease, and cannot touch Secrets or anything else.
+ * watches (namespaces too), writes only status and its Lease, and cannot touch Secrets or
+ * anything else.
  */
 
 import t from 'tap'
@@ -24,6 +25,10 @@ const cases: [string, string, string, boolean][] = [
   ['patch', 'mcpservers.toolhive.stacklok.dev/status', 'team-a', true],
   ['patch', 'mcpwebhookconfigs.toolhive.stacklok.dev/status', 'team-a', true],
   ['create', 'leases.coordination.k8s.io', SERVICE_NAMESPACE, true],
+  // Namespaces are listed and watched for whether each is terminating (the delete guard).
+  ['get', 'namespaces', '', true],
+  ['list', 'namespaces', '', true],
+  ['watch', 'namespaces', '', true],
   // Nothing more.
   ['get', 'secrets', 'team-a', false],
   ['list', 'secrets', '', false],
@@ -43,6 +48,11 @@ const cases: [string, string, string, boolean][] = [
   ['update', 'leases.coordination.k8s.io', 'kube-system', false],
   ['create', 'pods', 'team-a', false],
   ['create', 'mutatingwebhookconfigurations.admissionregistration.k8s.io', '', false],
+  // Read, never written: creating, changing, finalizing or deleting one is not the service's.
+  ['create', 'namespaces', '', false],
+  ['patch', 'namespaces', '', false],
+  ['update', 'namespaces/finalize', '', false],
+  ['delete', 'namespaces', '', false],
 ]
 
 for (const [verb, resource, namespace, allowed] of cases) {

@@ -3,6 +3,8 @@
  * lists are served from `objects` in pages (`limit`/`continue`), and each watch request is handed
  * to the test, which decides what the stream says and how it ends. Going through the real KubeApi
  * means the reflector sees the same errors (HTTP statuses, ERROR events, stream ends) as in a pod.
+ * Namespaces (`/api/v1/namespaces`, which a KubeView always watches) are a collection of their own,
+ * with their own requests and watches, so a test of the other collection never sees them.
  */
 
 import { createServer } from 'node:http'
@@ -53,6 +55,14 @@ export interface FakeKubeApi {
   beforePage: (continueToken: string) => Promise<number | undefined>
   /** The next watch request (already arrived or still to come). */
   nextWatch(): Promise<WatchStream>
+  /** What `/api/v1/namespaces` lists, in pages as `objects` are. */
+  namespaces: KubeObject[]
+  /** As `beforePage`, for the pages of namespaces. */
+  beforeNamespacesPage: (continueToken: string) => Promise<number | undefined>
+  /** The requests for namespaces, which `requests` leaves out. */
+  readonly namespaceRequests: RecordedRequest[]
+  /** The next watch request of namespaces (already arrived or still to come). */
+  nextNamespaceWatch(): Promise<WatchStream>
   /**
    * What API discovery says is served (`GET /apis/<group>` and `/apis/<group>/<version>`): by
    * default every ToolHive kind at the table's first version. Its order is the group's version
@@ -62,29 +72,32 @@ export interface FakeKubeApi {
 }
 
 export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
-  const arrived: WatchStream[] = []
-  const waiting: ((stream: WatchStream) => void)[] = []
+  const watches = watchQueue()
+  const namespaceWatches = watchQueue()
   // No request arrives before `fake` is set below: only the KubeApi made there knows the port.
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://fake')
     const query = Object.fromEntries(url.searchParams)
     const watch = query.watch === 'true'
     delete query.watch
-    fake.requests.push({
+    const namespaces = url.pathname === '/api/v1/namespaces'
+    const recorded = namespaces ? fake.namespaceRequests : fake.requests
+    recorded.push({
       path: url.pathname,
       watch,
       query,
       authorization: request.headers.authorization,
     })
     if (answerDiscovery(fake, url.pathname, response)) return
-    if (watch) {
-      const stream = watchStream(query, response)
-      const waiter = waiting.shift()
-      if (waiter) waiter(stream)
-      else arrived.push(stream)
-      return
-    }
-    void answerPage(fake, query, request, response)
+    const collection: Collection = namespaces
+      ? {
+          watches: namespaceWatches,
+          objects: () => fake.namespaces,
+          beforePage: fake.beforeNamespacesPage,
+        }
+      : { watches, objects: () => fake.objects, beforePage: fake.beforePage }
+    if (watch) collection.watches.arrive(watchStream(query, response))
+    else void answerPage(fake, collection, query, request, response)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
@@ -97,11 +110,11 @@ export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
     requests: [],
     beforePage: async () => undefined,
     served: VIEW_RESOURCES,
-    nextWatch: () => {
-      const stream = arrived.shift()
-      if (stream) return Promise.resolve(stream)
-      return new Promise((resolve) => waiting.push(resolve))
-    },
+    nextWatch: watches.next,
+    namespaces: [],
+    beforeNamespacesPage: async () => undefined,
+    namespaceRequests: [],
+    nextNamespaceWatch: namespaceWatches.next,
   }
 
   t.teardown(() => {
@@ -110,6 +123,32 @@ export async function startFakeKubeApi(t: Test): Promise<FakeKubeApi> {
     server.close()
   })
   return fake
+}
+
+/** One collection the fake serves: its watch requests, what it lists, and what a page waits for. */
+interface Collection {
+  readonly watches: ReturnType<typeof watchQueue>
+  /** Read once the page may be answered, so a test can change the collection while it waits. */
+  readonly objects: () => readonly KubeObject[]
+  readonly beforePage: FakeKubeApi['beforePage']
+}
+
+/** Watch requests handed to the test in the order they arrive, whenever it asks. */
+function watchQueue() {
+  const arrived: WatchStream[] = []
+  const waiting: ((stream: WatchStream) => void)[] = []
+  return {
+    arrive: (stream: WatchStream): void => {
+      const waiter = waiting.shift()
+      if (waiter) waiter(stream)
+      else arrived.push(stream)
+    },
+    next: (): Promise<WatchStream> => {
+      const stream = arrived.shift()
+      if (stream) return Promise.resolve(stream)
+      return new Promise((resolve) => waiting.push(resolve))
+    },
+  }
 }
 
 /** Answers a discovery request from `fake.served`; false for any other path. */
@@ -128,13 +167,14 @@ function answerDiscovery(fake: FakeKubeApi, path: string, response: ServerRespon
 /** The continue token is the offset of the next page, as opaque to the client as a real one. */
 async function answerPage(
   fake: FakeKubeApi,
+  collection: Collection,
   query: Record<string, string>,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
   request.resume()
   const token = query.continue ?? ''
-  const refused = await fake.beforePage(token)
+  const refused = await collection.beforePage(token)
   if (refused !== undefined) {
     response.writeHead(refused, { 'content-type': 'application/json' })
     response.end(JSON.stringify(statusObject(refused, `page ${token} refused`)))
@@ -142,14 +182,15 @@ async function answerPage(
   }
   const start = token === '' ? 0 : Number(token.replace(/^offset-/, ''))
   const limit = query.limit === undefined ? Infinity : Number(query.limit)
-  const items = fake.objects.slice(start, start + limit)
+  const objects = collection.objects()
+  const items = objects.slice(start, start + limit)
   const next = start + items.length
   const body = {
     kind: 'List',
     apiVersion: 'v1',
     metadata: {
       resourceVersion: fake.resourceVersion,
-      ...(next < fake.objects.length ? { continue: `offset-${next}` } : {}),
+      ...(next < objects.length ? { continue: `offset-${next}` } : {}),
     },
     // The API server leaves apiVersion and kind out of list items; so does the fake.
     items: items.map(withoutType),

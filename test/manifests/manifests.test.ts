@@ -266,6 +266,37 @@ if (!full) {
       ]).sort()
       t.same(granted, expected, 'read every kind, get and patch the status of every stamped kind')
     })
+
+    t.test(
+      `${name}: RBAC outside ToolHive and its Lease: namespaces, and single reads`,
+      async (t) => {
+        // Namespaces are listed and watched (whether each is terminating, for the delete guard);
+        // a RunConfig ConfigMap and a Deployment are only ever read one at a time.
+        const granted = objects
+          .filter((o) => o['kind'] === 'ClusterRole' || o['kind'] === 'Role')
+          .flatMap((role) => role['rules'] as Any[])
+          .filter((rule) =>
+            (rule['apiGroups'] as string[]).every(
+              (group) => group !== TOOLHIVE_GROUP && group !== 'coordination.k8s.io',
+            ),
+          )
+          .flatMap((rule) =>
+            (rule['apiGroups'] as string[]).flatMap((group) =>
+              (rule['resources'] as string[]).flatMap((resource) =>
+                (rule['verbs'] as string[]).map((verb) => `${group}/${resource} ${verb}`),
+              ),
+            ),
+          )
+          .sort()
+        t.same(granted, [
+          '/configmaps get',
+          '/namespaces get',
+          '/namespaces list',
+          '/namespaces watch',
+          'apps/deployments get',
+        ])
+      },
+    )
   }
 
   t.test(
