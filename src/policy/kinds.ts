@@ -42,7 +42,7 @@ export interface Reference {
     { readonly kind: string } | { readonly kindFrom: string; readonly allowed: readonly string[] }
   /** A condition the target must meet (`spec.type` equals `embeddedAuthServer`). */
   readonly requires?: { readonly path: string; readonly equals: string }
-  /** What the operator does while the target is missing: `the operator will <whenMissing>`. */
+  /** What the operator does while the target is missing: `the operator <whenMissing>`. */
   readonly whenMissing: string
   /** The operator's finalizer that holds the target while this path names it, and since when. */
   readonly protectedBy?: { readonly finalizer: string; readonly since: string }
@@ -110,24 +110,24 @@ const TELEMETRY_HELD = held('mcptelemetryconfig.toolhive.stacklok.dev/finalizer'
 const GROUP_REF: Reference = {
   path: 'spec.groupRef.name',
   target: toKind('MCPGroup'),
-  whenMissing: 'report GroupRefNotFound',
+  whenMissing: 'reports GroupRefNotFound',
 }
 const OIDC_REF: Reference = {
   path: 'spec.oidcConfigRef.name',
   target: toKind('MCPOIDCConfig'),
-  whenMissing: 'report OIDCConfigRefNotFound',
+  whenMissing: 'reports OIDCConfigRefNotFound',
   ...OIDC_HELD,
 }
 const AUTHZ_REF: Reference = {
   path: 'spec.authzConfigRef.name',
   target: toKind('MCPAuthzConfig'),
-  whenMissing: 'report AuthzConfigRefNotFound',
+  whenMissing: 'reports AuthzConfigRefNotFound',
   ...AUTHZ_HELD,
 }
 const TELEMETRY_REF: Reference = {
   path: 'spec.telemetryConfigRef.name',
   target: toKind('MCPTelemetryConfig'),
-  whenMissing: 'report TelemetryConfigRefNotFound',
+  whenMissing: 'reports TelemetryConfigRefNotFound',
   ...TELEMETRY_HELD,
 }
 /** Only an MCPExternalAuthConfig of type `embeddedAuthServer` configures an embedded server. */
@@ -135,7 +135,7 @@ const AUTH_SERVER_REF: Reference = {
   path: 'spec.authServerRef.name',
   target: { kindFrom: 'kind', allowed: ['MCPExternalAuthConfig'] },
   requires: { path: 'spec.type', equals: 'embeddedAuthServer' },
-  whenMissing: 'report AuthServerRefNotFound',
+  whenMissing: 'reports AuthServerRefNotFound',
   ...EXTERNAL_AUTH_HELD,
 }
 
@@ -148,13 +148,13 @@ const MCP_SERVER_REFERENCES: readonly Reference[] = [
   {
     path: 'spec.toolConfigRef.name',
     target: toKind('MCPToolConfig'),
-    whenMissing: 'report NotReady',
+    whenMissing: 'reports NotReady',
     ...TOOL_CONFIG_HELD,
   },
   {
     path: 'spec.externalAuthConfigRef.name',
     target: toKind('MCPExternalAuthConfig'),
-    whenMissing: 'report NotReady',
+    whenMissing: 'reports NotReady',
     ...EXTERNAL_AUTH_HELD,
   },
   AUTH_SERVER_REF,
@@ -164,7 +164,7 @@ const MCP_SERVER_REFERENCES: readonly Reference[] = [
   {
     path: 'spec.webhookConfigRef.name',
     target: toKind('MCPWebhookConfig'),
-    whenMissing: 'report NotReady',
+    whenMissing: 'reports NotReady',
     protectedBy: { finalizer: WEBHOOK_CONFIG_FINALIZER, since: 'v0.33.0' },
   },
 ]
@@ -175,12 +175,12 @@ const REMOTE_PROXY_REFERENCES: readonly Reference[] = [
   {
     path: 'spec.toolConfigRef.name',
     target: toKind('MCPToolConfig'),
-    whenMissing: 'report ToolConfigNotFound',
+    whenMissing: 'reports ToolConfigNotFound',
   },
   {
     path: 'spec.externalAuthConfigRef.name',
     target: toKind('MCPExternalAuthConfig'),
-    whenMissing: 'report ExternalAuthConfigFetchError',
+    whenMissing: 'reports ExternalAuthConfigFetchError',
     ...EXTERNAL_AUTH_HELD,
   },
   AUTH_SERVER_REF,
@@ -195,7 +195,7 @@ const SERVER_ENTRY_REFERENCES: readonly Reference[] = [
   {
     path: 'spec.externalAuthConfigRef.name',
     target: toKind('MCPExternalAuthConfig'),
-    whenMissing: 'report AuthConfigNotFound',
+    whenMissing: 'reports AuthConfigNotFound',
   },
 ]
 
@@ -209,29 +209,29 @@ const VIRTUAL_SERVER_REFERENCES: readonly Reference[] = [
   {
     path: 'spec.config.compositeToolRefs[].name',
     target: toKind('VirtualMCPCompositeToolDefinition'),
-    whenMissing: 'report CompositeToolRefNotFound',
+    whenMissing: 'reports CompositeToolRefNotFound',
   },
   {
     path: 'spec.config.aggregation.tools[].toolConfigRef.name',
     target: toKind('MCPToolConfig'),
-    whenMissing: 'fail to reconcile it',
+    whenMissing: 'fails to reconcile it',
   },
   {
     path: 'spec.embeddingServerRef.name',
     target: toKind('EmbeddingServer'),
-    whenMissing: 'report EmbeddingServerNotFound',
+    whenMissing: 'reports EmbeddingServerNotFound',
   },
   { ...AUTHZ_REF, path: 'spec.incomingAuth.authzConfigRef.name' },
   { ...OIDC_REF, path: 'spec.incomingAuth.oidcConfigRef.name' },
   {
     path: 'spec.outgoingAuth.default.externalAuthConfigRef.name',
     target: toKind('MCPExternalAuthConfig'),
-    whenMissing: 'report DefaultAuthConfig ConversionFailed',
+    whenMissing: 'reports DefaultAuthConfig ConversionFailed',
   },
   {
     path: 'spec.outgoingAuth.backends{}.externalAuthConfigRef.name',
     target: toKind('MCPExternalAuthConfig'),
-    whenMissing: 'report BackendAuthConfig ConversionFailed',
+    whenMissing: 'reports BackendAuthConfig ConversionFailed',
   },
   TELEMETRY_REF,
 ]

@@ -36,7 +36,7 @@ export function referenceWarnings(
     const named = `${kind} ${JSON.stringify(name)}`
     if (target === undefined) {
       warnings.push(
-        `${path}: ${named} not found in namespace ${JSON.stringify(namespace)}: the operator will ${reference.whenMissing} until it exists`,
+        `${path}: ${named} not found in namespace ${JSON.stringify(namespace)}: the operator ${reference.whenMissing}`,
       )
       continue
     }
@@ -45,7 +45,7 @@ export function referenceWarnings(
     const value = valuesAtPattern(target, requires.path)[0]?.value
     if (value !== requires.equals)
       warnings.push(
-        `${path}: ${named} has ${requires.path} ${JSON.stringify(value ?? null)}, not ${JSON.stringify(requires.equals)}: the operator will refuse it`,
+        `${path}: ${named} has ${requires.path} ${JSON.stringify(value ?? null)}, not ${JSON.stringify(requires.equals)}: the operator refuses it`,
       )
   }
   return warnings
@@ -74,7 +74,7 @@ export function compositeToolNameWarnings(object: KubeObject, targets: Reference
     if (first === undefined) holders.set(tool, path)
     else
       warnings.push(
-        `${path}: tool ${JSON.stringify(tool)} is also defined by ${first}: the operator will fail to reconcile it`,
+        `${path}: tool ${JSON.stringify(tool)} is also defined by ${first}: the operator fails to reconcile it`,
       )
   }
   return warnings

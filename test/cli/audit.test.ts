@@ -315,3 +315,46 @@ t.test('a list the account may not read is one line naming it, exit 2', async (t
   )
   t.equal(result.stdout, '', 'no report from a partial read')
 })
+
+t.test(
+  'audit reports dangling references as warnings (exit 0: a warning fails nothing)',
+  async (t) => {
+    const fake = await fakeCluster(t)
+    const base = '/apis/toolhive.stacklok.dev/v1beta1'
+    const proxy = {
+      ...workload('MCPRemoteProxy', 'remote'),
+      spec: {
+        remoteUrl: 'https://mcp.example.com',
+        toolConfigRef: { name: 'tools' },
+        groupRef: { name: 'team' },
+      },
+    }
+    fake.collections.set(`${base}/mcpremoteproxies`, [proxy])
+    fake.collections.set(`${base}/mcpgroups`, [
+      {
+        apiVersion: `toolhive.stacklok.dev/v1beta1`,
+        kind: 'MCPGroup',
+        metadata: { name: 'team', namespace: NAMESPACE },
+      },
+    ])
+    const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+    const result = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig'), '-o', 'json'])
+    t.equal(result.code, 0)
+    const document = JSON.parse(result.stdout) as {
+      findings: { subject: { kind: string; name: string }; result: string; warnings: string[] }[]
+    }
+    t.same(
+      document.findings.map((f) => [f.subject.kind, f.subject.name, f.result, f.warnings]),
+      [
+        [
+          'MCPRemoteProxy',
+          'remote',
+          'warn',
+          [
+            `spec.toolConfigRef.name: MCPToolConfig "tools" not found in namespace "${NAMESPACE}": the operator reports ToolConfigNotFound`,
+          ],
+        ],
+      ],
+    )
+  },
+)

@@ -269,7 +269,7 @@ t.test('an MCPWebhookConfig CRD that serves only v1beta1', async (t) => {
 t.test('a list the RBAC forbids: ready, degraded, and cached again once allowed', async (t) => {
   const env = await startEnvironment(t, { service: false })
   const { kubectl } = env
-  // The shipped ClusterRole with MCPWebhookConfig down to `get`: it may not be listed or watched.
+  // The shipped ClusterRole with MCPServer (a kind readiness waits for) down to `get`: it may not be listed or watched.
   const role = JSON.parse(
     await mustKubectl(kubectl, ['get', 'clusterrole', 'mcp-admission', '-o', 'json']),
   ) as {
@@ -279,11 +279,11 @@ t.test('a list the RBAC forbids: ready, degraded, and cached again once allowed'
   // Replaced whatever its version by then.
   delete role.metadata.resourceVersion
   const shipped = structuredClone(role)
-  const read = role.rules.find((rule) => rule.resources.includes('mcpwebhookconfigs'))!
-  read.resources = read.resources.filter((resource) => resource !== 'mcpwebhookconfigs')
+  const read = role.rules.find((rule) => rule.resources.includes('mcpservers'))!
+  read.resources = read.resources.filter((resource) => resource !== 'mcpservers')
   role.rules.push({
     apiGroups: ['toolhive.stacklok.dev'],
-    resources: ['mcpwebhookconfigs'],
+    resources: ['mcpservers'],
     verbs: ['get'],
   })
   await mustKubectl(kubectl, ['replace', '-f', '-'], JSON.stringify(role))
@@ -291,23 +291,20 @@ t.test('a list the RBAC forbids: ready, degraded, and cached again once allowed'
   const started = Date.now()
   const admission = await env.startAdmission()
   t.comment(`ready ${((Date.now() - started) / 1000).toFixed(1)} s after start, list refused`)
-  t.equal(
-    await admission.metric('mcp_admission_cluster_view_degraded', { kind: 'MCPWebhookConfig' }),
-    1,
-  )
+  t.equal(await admission.metric('mcp_admission_cluster_view_degraded', { kind: 'MCPServer' }), 1)
   t.equal(await admission.metric('mcp_admission_cluster_view_synced'), 0, 'not every kind cached')
   t.match(
     (await warnings(admission)).filter((line) => line.startsWith('serving without')),
-    [/^serving without a cache of MCPWebhookConfig: the list is refused: .*forbidden/],
+    [/^serving without a cache of MCPServer: the list is refused: .*forbidden/],
   )
 
   // RBAC fixed: the list succeeds at its next retry (at most 10 s apart) and the cache is used.
   await mustKubectl(kubectl, ['replace', '-f', '-'], JSON.stringify(shipped))
   await waitFor(
-    'MCPWebhookConfig to be cached',
+    'MCPServer to be cached',
     async () =>
       (await admission.metric('mcp_admission_cluster_view_degraded', {
-        kind: 'MCPWebhookConfig',
+        kind: 'MCPServer',
       })) === 0 || undefined,
     { timeoutMs: 30_000 },
   )

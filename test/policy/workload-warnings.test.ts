@@ -13,7 +13,7 @@ const withoutConfig = (name = 'hooks'): WorkloadFacts => ({
   targets: new Map([[`MCPWebhookConfig/${name}`, undefined]]),
 })
 const HOOKS_MISSING =
-  'spec.webhookConfigRef.name: MCPWebhookConfig "hooks" not found in namespace "default": the operator will report NotReady until it exists'
+  'spec.webhookConfigRef.name: MCPWebhookConfig "hooks" not found in namespace "default": the operator reports NotReady'
 const THREE_NO_REDIS =
   'spec.replicas: 3 replicas without redis sessionStorage; sessions are not shared across replicas'
 
@@ -220,7 +220,7 @@ t.test(
         ]),
       ),
       [
-        'spec.toolConfigRef.name: MCPToolConfig "tools" not found in namespace "team": the operator will report ToolConfigNotFound until it exists',
+        'spec.toolConfigRef.name: MCPToolConfig "tools" not found in namespace "team": the operator reports ToolConfigNotFound',
       ],
     )
     t.same(
@@ -235,8 +235,8 @@ t.test(
         ]),
       ),
       [
-        'spec.groupRef.name: MCPGroup "g" not found in namespace "team": the operator will report GroupRefNotFound until it exists',
-        'spec.externalAuthConfigRef.name: MCPExternalAuthConfig "a" not found in namespace "team": the operator will report AuthConfigNotFound until it exists',
+        'spec.groupRef.name: MCPGroup "g" not found in namespace "team": the operator reports GroupRefNotFound',
+        'spec.externalAuthConfigRef.name: MCPExternalAuthConfig "a" not found in namespace "team": the operator reports AuthConfigNotFound',
       ],
     )
     const authServer = workload({ authServerRef: { kind: 'MCPExternalAuthConfig', name: 'auth' } })
@@ -248,7 +248,7 @@ t.test(
         ]),
       ),
       [
-        'spec.authServerRef.name: MCPExternalAuthConfig "auth" has spec.type "tokenExchange", not "embeddedAuthServer": the operator will refuse it',
+        'spec.authServerRef.name: MCPExternalAuthConfig "auth" has spec.type "tokenExchange", not "embeddedAuthServer": the operator refuses it',
       ],
       'a target that is not what the reference requires',
     )
@@ -287,9 +287,9 @@ t.test(
         ]),
       ),
       [
-        'spec.config.compositeToolRefs[3].name: VirtualMCPCompositeToolDefinition "gone" not found in namespace "team": the operator will report CompositeToolRefNotFound until it exists',
-        'spec.config.compositeToolRefs[0].name: tool "deploy" is also defined by spec.config.compositeTools[0]: the operator will fail to reconcile it',
-        'spec.config.compositeToolRefs[2].name: tool "triage" is also defined by spec.config.compositeToolRefs[1].name: the operator will fail to reconcile it',
+        'spec.config.compositeToolRefs[3].name: VirtualMCPCompositeToolDefinition "gone" not found in namespace "team": the operator reports CompositeToolRefNotFound',
+        'spec.config.compositeToolRefs[0].name: tool "deploy" is also defined by spec.config.compositeTools[0]: the operator fails to reconcile it',
+        'spec.config.compositeToolRefs[2].name: tool "triage" is also defined by spec.config.compositeToolRefs[1].name: the operator fails to reconcile it',
       ],
     )
   },
