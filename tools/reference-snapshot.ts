@@ -2,7 +2,7 @@
  * Writes the snapshot of every reference property (`*Ref`, `*Refs`) in a ToolHive release's CRDs:
  * the list test/policy/reference-snapshot.test.ts holds the kind table to (each path either in
  * the table or excluded with a reason), and that the e2e suite regenerates from the Go module to
- * catch a release that adds one (docs/architecture.md, "References").
+ * catch a release that adds one (docs/architecture.md, "Where each change goes", a reference).
  *
  *   node tools/reference-snapshot.ts [CRD_DIR]   # default: the release's CRDs from the module proxy
  *

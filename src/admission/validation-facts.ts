@@ -41,7 +41,7 @@ export async function gatherWorkloadFacts(
 }
 
 /**
- * What the delete guard needs (docs/enforcement.md, "Deletes"), cheapest first: cluster machinery
+ * What the delete guard needs (docs/enforcement.md, "References and deletes"), cheapest first: cluster machinery
  * and a terminating namespace are exempt before anything is listed; then the objects in the
  * namespace whose references (the kind table's) name the object. Read live where the rule
  * denies (a reference created a moment ago counts), from the cache where it only warns. A read

@@ -1,5 +1,5 @@
 /**
- * The delete guard (docs/enforcement.md, "Deletes"): a DELETE of a ToolHive object that other
+ * The delete guard (docs/enforcement.md, "References and deletes"): a DELETE of a ToolHive object that other
  * objects in its namespace still reference. Protection is decided per referring path: the operator's
  * finalizer on the object holds it only while the paths that finalizer counts name it (the kind
  * table's `protectedBy`). When every referrer is held so, the delete is allowed (the object waits

@@ -1,5 +1,5 @@
 /**
- * The warnings about what an object's references name (docs/enforcement.md, "References"): a
+ * The warnings about what an object's references name (docs/enforcement.md, "References and deletes"): a
  * target that does not exist, or exists but is not what the reference requires. The operator
  * checks them only when it reconciles, after the write was accepted; the warning says so at the
  * write. Never a denial: GitOps tools apply a bundle in any order, the config after its workload.

@@ -1,5 +1,6 @@
 /**
- * DESIGN §5.2: MCPServer, MCPRemoteProxy and VirtualMCPServer CREATE/UPDATE (every version). The
+ * The workloads and every other kind that names objects (MCPServer, MCPRemoteProxy,
+ * VirtualMCPServer, MCPServerEntry), CREATE/UPDATE at every version (docs/enforcement.md). The
  * cluster's CRDs are the one statement of what these objects may hold: the API server applies
  * their schema and CEL rules, ratcheted on UPDATE, before any validating webhook sees the object.
  * A copy of those rules here could only drift from the release installed and add false denials,
