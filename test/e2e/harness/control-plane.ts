@@ -95,7 +95,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       ...(options.apiServerArgs ? await options.apiServerArgs(dir) : []),
     ]
     const kubeconfig = join(dir, 'kubeconfig')
-    await writeFile(kubeconfig, kubeconfigYaml(server, pki), { mode: 0o600 })
+    await writeFile(
+      kubeconfig,
+      kubeconfigYaml(server, pki, 'e2e-admin', pki.adminCertPem, pki.adminKeyPem),
+      { mode: 0o600 },
+    )
 
     let apiServer: Managed | undefined
     const startApiServer = async () => {
@@ -144,7 +148,14 @@ async function readyz(server: string, pki: ControlPlanePki): Promise<true | unde
   })
 }
 
-function kubeconfigYaml(server: string, pki: ControlPlanePki): string {
+/** A kubeconfig for the plane that authenticates with a client certificate of its CA. */
+export function kubeconfigYaml(
+  server: string,
+  pki: ControlPlanePki,
+  user: string,
+  certPem: string,
+  keyPem: string,
+): string {
   const b64 = (pem: string) => Buffer.from(pem).toString('base64')
   return JSON.stringify({
     apiVersion: 'v1',
@@ -152,14 +163,11 @@ function kubeconfigYaml(server: string, pki: ControlPlanePki): string {
     clusters: [{ name: 'e2e', cluster: { server, 'certificate-authority-data': b64(pki.caPem) } }],
     users: [
       {
-        name: 'e2e-admin',
-        user: {
-          'client-certificate-data': b64(pki.adminCertPem),
-          'client-key-data': b64(pki.adminKeyPem),
-        },
+        name: user,
+        user: { 'client-certificate-data': b64(certPem), 'client-key-data': b64(keyPem) },
       },
     ],
-    contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: 'e2e-admin' } }],
+    contexts: [{ name: 'e2e', context: { cluster: 'e2e', user } }],
     'current-context': 'e2e',
   })
 }

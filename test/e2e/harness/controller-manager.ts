@@ -5,10 +5,12 @@
  * offered; the others want keys, CIDRs or nodes this plane does not have.
  */
 
+import { writeFile } from 'node:fs/promises'
 import https from 'node:https'
 import { join } from 'node:path'
 import { freePort } from '../../helpers/ports.ts'
 import { ensureControllerManager } from '../control-plane/binaries.ts'
+import { kubeconfigYaml } from './control-plane.ts'
 import type { ControlPlane } from './control-plane.ts'
 import { startProcess, waitFor } from './processes.ts'
 import type { Managed } from './processes.ts'
@@ -30,13 +32,28 @@ export async function startControllerManager(
     process.env['E2E_KUBE_CONTROLLER_MANAGER'] ??
     (await ensureControllerManager()).kubeControllerManager
   const port = await freePort()
+  const { pki } = plane
+  const kubeconfig = join(plane.dir, 'kube-controller-manager.kubeconfig')
+  await writeFile(
+    kubeconfig,
+    kubeconfigYaml(
+      plane.server,
+      pki,
+      'system:kube-controller-manager',
+      pki.controllerManagerCertPem,
+      pki.controllerManagerKeyPem,
+    ),
+    { mode: 0o600 },
+  )
   const manager = startProcess(
     'kube-controller-manager',
     binary,
     [
-      // The admin kubeconfig (system:masters): one identity for every controller rather than a
-      // service account each, which would need the token controller and its signing key.
-      `--kubeconfig=${plane.kubeconfig}`,
+      // One identity for every controller rather than a service account each, which would need
+      // the token controller and its signing key: `system:kube-controller-manager`, the user a
+      // cluster's kube-controller-manager is without service-account credentials (pki.ts), so a
+      // webhook's matchConditions see the user they name.
+      `--kubeconfig=${kubeconfig}`,
       '--use-service-account-credentials=false',
       `--controllers=${controllers.join(',')}`,
       // One instance per plane: nothing to elect, and no Lease for a test to trip over.

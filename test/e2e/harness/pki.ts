@@ -1,7 +1,8 @@
 /**
  * Throwaway certificates for the test control plane: one CA that signs the API server's serving
- * certificate (127.0.0.1) and an admin client certificate in `system:masters`, plus the
- * service-account signing key pair. Everything is written under `dir` and removed with it.
+ * certificate (127.0.0.1), an admin client certificate in `system:masters` and one for
+ * kube-controller-manager (below), plus the service-account signing key pair. Everything is
+ * written under `dir` and removed with it.
  */
 
 import { webcrypto } from 'node:crypto'
@@ -20,6 +21,14 @@ export interface ControlPlanePki {
   readonly servingKeyFile: string
   readonly adminCertPem: string
   readonly adminKeyPem: string
+  /**
+   * kube-controller-manager's: the user it is in a cluster where it runs without service-account
+   * credentials (`system:kube-controller-manager`, which kubeadm's certificate names), in
+   * `system:masters` here for the rights its controllers' own roles would give it. Webhooks see
+   * the deletes of the namespace controller and the garbage collector as that user.
+   */
+  readonly controllerManagerCertPem: string
+  readonly controllerManagerKeyPem: string
   readonly serviceAccountKeyFile: string
   readonly serviceAccountPublicKeyFile: string
 }
@@ -32,6 +41,10 @@ export async function createControlPlanePki(dir: string): Promise<ControlPlanePk
     hosts: ['127.0.0.1', 'localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'],
   })
   const admin = await clientCertificate(ca, 'CN=e2e-admin, O=system:masters')
+  const controllerManager = await clientCertificate(
+    ca,
+    'CN=system:kube-controller-manager, O=system:masters',
+  )
   const serviceAccount = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])
 
   const files = {
@@ -48,7 +61,14 @@ export async function createControlPlanePki(dir: string): Promise<ControlPlanePk
     mode: 0o600,
   })
   await writeFile(files.serviceAccountPublicKeyFile, await pem(serviceAccount.publicKey, 'spki'))
-  return { ...files, caPem: serving.ca, adminCertPem: admin.cert, adminKeyPem: admin.key }
+  return {
+    ...files,
+    caPem: serving.ca,
+    adminCertPem: admin.cert,
+    adminKeyPem: admin.key,
+    controllerManagerCertPem: controllerManager.cert,
+    controllerManagerKeyPem: controllerManager.key,
+  }
 }
 
 /** A client certificate (ECDSA P-256, clientAuth) for `subject`, signed by `ca`. */
