@@ -154,7 +154,7 @@ async function besideOperator(t: Test, release: string): Promise<void> {
     t.equal(applied.code, 0, 'created', { stderr: applied.stderr })
     t.match(
       applied.stderr,
-      'Warning: spec.toolConfigRef.name: MCPToolConfig "late-tools" not found in namespace "graph"',
+      'Warning: spec.toolConfigRef.name: MCPToolConfig "late-tools" not found in namespace "graph": the operator reports NotReady\n',
       'kubectl shows the reference warning',
     )
     // What the operator does meanwhile: Ready False (no condition of its own), no Deployment.
@@ -266,6 +266,13 @@ async function besideOperator(t: Test, release: string): Promise<void> {
       { reason: 'ToolConfigNotFound' },
       'the operator reports the proxy ToolConfigNotFound',
     )
+    // What the warning at the proxy's next write says: what the operator reported.
+    await expectReferenceWarning(
+      t,
+      kubectl,
+      'mcpremoteproxy/p',
+      'spec.toolConfigRef.name: MCPToolConfig "proxy-tools" not found in namespace "graph": the operator reports ToolConfigNotFound',
+    )
   })
 
   await t.test('default: an MCPGroup a VirtualMCPServer names', async (t) => {
@@ -282,6 +289,12 @@ async function besideOperator(t: Test, release: string): Promise<void> {
       await waitForCondition(kubectl, 'virtualmcpserver', 'v', 'GroupRefValidated', wait, 'False'),
       { reason: 'GroupRefNotFound' },
       'the operator reports the VirtualMCPServer GroupRefNotFound',
+    )
+    await expectReferenceWarning(
+      t,
+      kubectl,
+      'virtualmcpserver/v',
+      'spec.groupRef.name: MCPGroup "vgroup" not found in namespace "graph": the operator reports GroupRefNotFound',
     )
   })
 
@@ -612,6 +625,37 @@ async function ownedByToolHive(kubectl: Kubectl, namespace: string): Promise<str
       ),
     )
     .map((item) => `${String(item['kind'])}/${String(item['metadata'].name)}`)
+}
+
+/**
+ * A metadata-only write of `object` in GRAPH and the reference warning it gets: what fits in a
+ * warning's 120 characters, and (TODO where it does not fit) the whole of it, with what the
+ * operator reports.
+ */
+async function expectReferenceWarning(
+  t: Test,
+  kubectl: Kubectl,
+  object: string,
+  warning: string,
+): Promise<void> {
+  const touched = await kubectl([
+    'annotate',
+    object,
+    '-n',
+    GRAPH,
+    '--overwrite',
+    'e2e.mcp-admission.dev/touched=1',
+  ])
+  t.equal(touched.code, 0, `${object} updated`, { stderr: touched.stderr })
+  t.match(touched.stderr, `Warning: ${warning.slice(0, 119)}`, 'the warning names the target')
+  t.match(
+    touched.stderr,
+    `Warning: ${warning}\n`,
+    'and what the operator reports',
+    warning.length > 120
+      ? { todo: `${warning.length} characters: the cut at 120 takes the operator's reason` }
+      : {},
+  )
 }
 
 /** Waits until the operator writes condition `type` (with `status` when given) and returns it. */
