@@ -24,6 +24,10 @@ export function kubectlFor(kubeconfig: string): Kubectl {
           else resolve({ code, stdout, stderr })
         },
       )
+      // Most commands never read standard input, and kubectl may exit before it is written: the
+      // pipe's EPIPE is no failure of ours (the exit code and stderr say what happened). Unheard,
+      // it was an uncaught exception that failed whichever test was polling with `get`.
+      child.stdin?.on('error', () => undefined)
       child.stdin?.end(stdin ?? '')
     })
 }
