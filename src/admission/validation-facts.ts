@@ -5,6 +5,7 @@ import type { ClusterView } from '../cluster/view.ts'
 import type { DeleteFacts } from '../policy/delete-guard.ts'
 import { CLUSTER_MACHINERY_USERS } from '../policy/webhooks.ts'
 import { isToolHiveKind } from '../policy/kinds.ts'
+import { isRecord } from '../policy/kube/object.ts'
 import { referencesIn } from '../policy/references.ts'
 import { targetKey } from '../policy/reference-warnings.ts'
 import type { ReferenceTarget } from '../policy/references.ts'
@@ -37,7 +38,7 @@ export async function gatherWorkloadFacts(
       ),
     ),
   )
-  return { namespace, targets: new Map(looked) }
+  return { targets: new Map(looked) }
 }
 
 /**
@@ -52,7 +53,10 @@ export async function gatherDeleteFacts(
   view: ClusterView,
   { denies }: HandlerContext,
 ): Promise<DeleteFacts> {
-  const name = request.name ?? ''
+  // A DeleteCollection sends each object's review with no request name: the stored object has it.
+  const metadata = request.oldObject?.['metadata']
+  const stored = isRecord(metadata) ? metadata['name'] : undefined
+  const name = request.name || (typeof stored === 'string' ? stored : '')
   const kind = request.kind.kind
   if (request.namespace === undefined || name === '' || !isToolHiveKind(kind))
     return { kind, name, referrers: [] }

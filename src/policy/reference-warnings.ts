@@ -23,11 +23,7 @@ export function targetKey(kind: string, name: string): string {
 }
 
 /** One warning per reference of `object` whose target is missing or not what it requires. */
-export function referenceWarnings(
-  object: KubeObject,
-  namespace: string,
-  targets: ReferenceTargets,
-): string[] {
+export function referenceWarnings(object: KubeObject, targets: ReferenceTargets): string[] {
   const warnings: string[] = []
   for (const { path, kind, name, reference } of referencesIn(object)) {
     const key = targetKey(kind, name)
@@ -35,9 +31,7 @@ export function referenceWarnings(
     const target = targets.get(key)
     const named = `${kind} ${JSON.stringify(name)}`
     if (target === undefined) {
-      warnings.push(
-        `${path}: ${named} not found in namespace ${JSON.stringify(namespace)}: the operator ${reference.whenMissing}`,
-      )
+      warnings.push(`${path}: ${named} not found: the operator ${reference.whenMissing}`)
       continue
     }
     const { requires } = reference

@@ -205,11 +205,11 @@ export const WEBHOOK_TABLE = [
     ],
     comment: [
       'The delete guard (DELETE only): a ToolHive object that others in its namespace still',
-      'reference. failurePolicy always Ignore, even where its rules deny, and a short timeout:',
-      'cluster machinery deletes these objects (namespace deletion, garbage collection, Helm',
-      'uninstall), and none of it may wait on this service. The namespace controller and the',
-      'garbage collector are not sent at all (the matchCondition below); a delete in a terminating',
-      'namespace is admitted by the service.',
+      'reference. failurePolicy always Ignore, even where its rules deny, and a short timeout: no',
+      'delete waits on this service being down. The namespace controller and the garbage collector',
+      'are not sent at all (the matchCondition below), and a delete in a terminating namespace is',
+      'admitted by the service. At Deny, a bundle must delete referrers first (Helm uninstall,',
+      '`kubectl delete -f`: docs/rollout.md).',
     ],
     matchConditions: [
       {

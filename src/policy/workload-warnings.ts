@@ -17,8 +17,10 @@ import type { ValidationInput } from './result.ts'
 
 /** What the rule needs from the cluster; absent facts are unknown and warn about nothing. */
 export interface WorkloadFacts {
-  readonly namespace?: string
-  /** The objects its references name, as the cluster holds them (`reference-warnings.ts`). */
+  /**
+   * The objects its references name, in its namespace (a reference names no other), as the
+   * cluster holds them (`reference-warnings.ts`).
+   */
   readonly targets?: ReferenceTargets
 }
 
@@ -33,9 +35,9 @@ export function workloadWarnings(input: ValidationInput, facts: WorkloadFacts): 
   const entry = toolHiveKind(object.kind)
   if (entry === undefined) return []
   const warnings = entry.proxy ? replicaWarnings(object) : []
-  const { namespace, targets } = facts
-  if (namespace === undefined || targets === undefined) return warnings
-  warnings.push(...referenceWarnings(object, namespace, targets))
+  const { targets } = facts
+  if (targets === undefined) return warnings
+  warnings.push(...referenceWarnings(object, targets))
   if (object.kind === KIND.VirtualMCPServer)
     warnings.push(...compositeToolNameWarnings(object, targets))
   return warnings

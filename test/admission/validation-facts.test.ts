@@ -53,12 +53,10 @@ function clusterScoped(request: AdmissionRequest): AdmissionRequest {
 t.test('the objects a workload names are looked up, once each', async (t) => {
   const empty = new CountingView()
   t.same(await gatherWorkloadFacts(writing(server('a')), empty), {
-    namespace: 'team',
     targets: new Map([['MCPWebhookConfig/hooks', undefined]]),
   })
   t.same(empty.reads, ['MCPWebhookConfig/hooks'], 'from the cache (a miss is read live there)')
   t.same(await gatherWorkloadFacts(writing(server('a')), new CountingView([config])), {
-    namespace: 'team',
     targets: new Map([['MCPWebhookConfig/hooks', config]]),
   })
   const twice = server('a', { groupRef: { name: 'g' }, toolConfigRef: { name: 'g' } })
@@ -122,6 +120,18 @@ t.test('the referrers of a deleted object: live where the rule denies, else cach
     await gatherDeleteFacts(clusterScoped(deleting), view, { view, denies: true }),
     { ...HOOKS, referrers: [] },
     'no namespace',
+  )
+})
+
+t.test('a DeleteCollection: each review names no object, its stored object does', async (t) => {
+  const view = new CountingView([server('a'), config])
+  const swept = { ...deleting }
+  delete swept.name
+  const facts = await gatherDeleteFacts(swept, view, { view, denies: true })
+  t.same(
+    'referrers' in facts && [facts.name, facts.referrers.map(({ name }) => name)],
+    ['hooks', ['a']],
+    'judged as the DELETE of that object is',
   )
 })
 

@@ -351,7 +351,7 @@ t.test(
           'remote',
           'warn',
           [
-            `spec.toolConfigRef.name: MCPToolConfig "tools" not found in namespace "${NAMESPACE}": the operator reports ToolConfigNotFound`,
+            `spec.toolConfigRef.name: MCPToolConfig "tools" not found: the operator reports ToolConfigNotFound`,
           ],
         ],
       ],

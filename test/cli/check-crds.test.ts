@@ -188,7 +188,7 @@ t.test('with CRDs, a ToolHive kind they do not serve is off, as in such a cluste
   const served = await runCli(['check', ...all, join(dir, 'server.json')])
   t.match(
     served.stdout,
-    /warning: spec\.webhookConfigRef\.name: MCPWebhookConfig "hooks" not found in namespace "ns"/,
+    /warning: spec\.webhookConfigRef\.name: MCPWebhookConfig "hooks" not found/,
   )
   const notServed = await runCli(['check', ...workloads, join(dir, 'server.json')])
   t.equal(notServed.code, 0, notServed.stderr)

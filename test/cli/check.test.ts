@@ -286,7 +286,7 @@ spec:
     t.equal(result.code, 0, 'a warning, never a denial')
     t.match(
       result.stdout,
-      /admitted MCPRemoteProxy apps\/remote: unchanged\n {4}warning: spec\.toolConfigRef\.name: MCPToolConfig "tools" not found in namespace "apps"/,
+      /admitted MCPRemoteProxy apps\/remote: unchanged\n {4}warning: spec\.toolConfigRef\.name: MCPToolConfig "tools" not found/,
     )
     t.notMatch(result.stdout, /groupRef/, 'the group is among the files')
   },

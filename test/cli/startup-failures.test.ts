@@ -14,6 +14,10 @@ import type { Test } from 'tap'
 import { spawnServe } from '../helpers/serve-process.ts'
 import { runCli } from '../helpers/cli.ts'
 
+// Each test starts the built server as a process (a dozen of them, a few seconds each on a busy
+// machine): the file as a whole needs more than the suite's 60 s per file.
+t.setTimeout(150_000)
+
 /** Far longer than a failed start takes; a process still alive then has hung. */
 const HANG_MS = 30_000
 

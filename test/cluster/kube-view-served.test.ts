@@ -197,6 +197,8 @@ for (const [status, counted] of [
     t.equal(view.isReady(), false, 'waited for within the grace period')
     await until('ready, degraded', () => view.isReady())
     t.equal(view.isSynced(), false)
+    // Readiness waits for some kinds only; each of the others is given up on in its own time.
+    await until('every kind degraded', () => view.degradedKinds().size === VIEW_RESOURCES.length)
     const degraded = warnings().filter((line) => line.startsWith('serving without'))
     t.equal(degraded.length, VIEW_RESOURCES.length, 'one line per kind')
     t.match(

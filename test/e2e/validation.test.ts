@@ -109,7 +109,7 @@ t.test('workload warnings are shown on apply', async (t) => {
   )
   t.match(
     missing.stderr,
-    /Warning: spec\.webhookConfigRef\.name: MCPWebhookConfig "nope" not found in namespace/,
+    /Warning: spec\.webhookConfigRef\.name: MCPWebhookConfig "nope" not found: the operator reports NotReady/,
   )
   // ToolHive's CRDs require a redis address; these fixture CRDs state no such rule, and the
   // webhook repeats none of the CRDs' rules: the write is admitted.

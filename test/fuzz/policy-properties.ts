@@ -179,7 +179,6 @@ const scaleFacts: fc.Arbitrary<ScaleFacts> = fc.record({
 const workloadFacts: fc.Arbitrary<WorkloadFacts> = fc.oneof(
   fc.constant({}),
   fc.option(nearOrAny(workload), { nil: undefined }).map((found) => ({
-    namespace: 'default',
     targets: new Map([['MCPWebhookConfig/demo', found]]),
   })),
 )
@@ -369,7 +368,6 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
         same('cappedTransportOf', cappedTransportOf)
         same('referencesIn', referencesIn)
         const facts = {
-          namespace: 'default',
           targets: new Map(
             referencesIn(object).map(({ kind, name }) => [`${kind}/${name}`, undefined]),
           ),

@@ -9,11 +9,10 @@ const KINDS = ['MCPServer', 'MCPRemoteProxy', 'VirtualMCPServer'] as const
 const REDIS = { provider: 'redis', address: 'redis:6379' }
 /** The facts of namespace `default` without the MCPWebhookConfig `name`. */
 const withoutConfig = (name = 'hooks'): WorkloadFacts => ({
-  namespace: 'default',
   targets: new Map([[`MCPWebhookConfig/${name}`, undefined]]),
 })
 const HOOKS_MISSING =
-  'spec.webhookConfigRef.name: MCPWebhookConfig "hooks" not found in namespace "default": the operator reports NotReady'
+  'spec.webhookConfigRef.name: MCPWebhookConfig "hooks" not found: the operator reports NotReady'
 const THREE_NO_REDIS =
   'spec.replicas: 3 replicas without redis sessionStorage; sessions are not shared across replicas'
 
@@ -89,7 +88,6 @@ t.test('the warnings, each short', async (t) => {
       name: 'existing webhook config',
       spec: { webhookConfigRef: { name: 'hooks' } },
       facts: {
-        namespace: 'default',
         targets: new Map([['MCPWebhookConfig/hooks', { kind: 'MCPWebhookConfig' }]]),
       },
       expected: [],
@@ -208,7 +206,6 @@ t.test(
       spec,
     })
     const facts = (entries: [string, KubeObject | undefined][]): WorkloadFacts => ({
-      namespace: 'team',
       targets: new Map(entries),
     })
     t.same(
@@ -220,7 +217,7 @@ t.test(
         ]),
       ),
       [
-        'spec.toolConfigRef.name: MCPToolConfig "tools" not found in namespace "team": the operator reports ToolConfigNotFound',
+        'spec.toolConfigRef.name: MCPToolConfig "tools" not found: the operator reports ToolConfigNotFound',
       ],
     )
     t.same(
@@ -235,8 +232,8 @@ t.test(
         ]),
       ),
       [
-        'spec.groupRef.name: MCPGroup "g" not found in namespace "team": the operator reports GroupRefNotFound',
-        'spec.externalAuthConfigRef.name: MCPExternalAuthConfig "a" not found in namespace "team": the operator reports AuthConfigNotFound',
+        'spec.groupRef.name: MCPGroup "g" not found: the operator reports GroupRefNotFound',
+        'spec.externalAuthConfigRef.name: MCPExternalAuthConfig "a" not found: the operator reports AuthConfigNotFound',
       ],
     )
     const authServer = workload({ authServerRef: { kind: 'MCPExternalAuthConfig', name: 'auth' } })
@@ -287,7 +284,7 @@ t.test(
         ]),
       ),
       [
-        'spec.config.compositeToolRefs[3].name: VirtualMCPCompositeToolDefinition "gone" not found in namespace "team": the operator reports CompositeToolRefNotFound',
+        'spec.config.compositeToolRefs[3].name: VirtualMCPCompositeToolDefinition "gone" not found: the operator reports CompositeToolRefNotFound',
         'spec.config.compositeToolRefs[0].name: tool "deploy" is also defined by spec.config.compositeTools[0]: the operator fails to reconcile it',
         'spec.config.compositeToolRefs[2].name: tool "triage" is also defined by spec.config.compositeToolRefs[1].name: the operator fails to reconcile it',
       ],
