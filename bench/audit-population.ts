@@ -1,6 +1,6 @@
 /**
- * The cluster bench/audit.ts audits: the view's population (list-server.ts: MCPServers and
- * MCPWebhookConfigs) and, for every MCPServer, its RunConfig ConfigMap and proxy Deployment as
+ * The cluster bench/audit.ts audits: the view's population (list-server.ts: MCPServers and the
+ * configs they name) and, for every MCPServer, its RunConfig ConfigMap and proxy Deployment as
  * the ToolHive operator writes them in a cluster where this webhook runs: owned by the server
  * (controller reference, its uid), the ConfigMap stamped with its content checksum, the
  * Deployment (bench:cluster's scenario 1 object, 7 KB) with the RunConfig checksum and the

@@ -2,7 +2,7 @@
  * `npm run bench:audit`: `mcp-admission audit` over a cluster of 100,000 MCPServers (the issue's
  * figure: within 60 s on this 2-core machine, RSS stated), against the least any audit can do.
  * The cluster is the stand-in API server (list-server.ts, HTTPS on loopback) serving the
- * population of audit-population.ts: the MCPServers and MCPWebhookConfigs, and every server's
+ * population of audit-population.ts: the MCPServers and the configs they name, and every server's
  * RunConfig ConfigMap and proxy Deployment as the operator writes them, with a planted defect in
  * every 10,000th Deployment. Per round, alternating, each a child process given a kubeconfig:
  *
@@ -29,7 +29,7 @@ import type { ChildRun } from './child-run.ts'
 import { runChild } from './child-run.ts'
 import { median } from './stats.ts'
 import { startListServer } from './list-server.ts'
-import { webhookConfigCount } from './population.ts'
+import { CONFIG_KINDS, configCount } from './population.ts'
 import { machineBusySeconds } from './proc.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -181,9 +181,9 @@ function summarise(
       : 'no goal at this size'
   const peak = median(product.map((r) => r.peakBytes))
   lines.push(`product: ${seconds(wall)} wall, peak RSS ${(peak / MiB).toFixed(0)} MiB; ${goal}`)
-  // Kinds with no object (MCPRemoteProxy, VirtualMCPServer) have no line in the summary.
-  const expected = new Map([
-    ['MCPWebhookConfig', webhookConfigCount(SERVERS)],
+  // Kinds with no object (MCPRemoteProxy, VirtualMCPServer, …) have no line in the summary.
+  const expected = new Map<string, number>([
+    ...CONFIG_KINDS.map(({ kind }): [string, number] => [kind, configCount(SERVERS)]),
     ['MCPServer', SERVERS],
     ['ConfigMap', SERVERS],
     ['Deployment', SERVERS],

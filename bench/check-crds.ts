@@ -1,7 +1,8 @@
 /**
  * `npm run bench:check`: what `--crds` costs `check` (issue 28, item 5: within 2× of `check`
- * without it, over a directory of 1,000 objects). Writes 1,000 ToolHive objects (the benchmark
- * population's MCPWebhookConfigs and MCPServers, 10 YAML files of 100), builds dist/, then runs
+ * without it, over a directory of 1,000 objects). Writes 1,000 ToolHive objects (the first of
+ * the benchmark's 1,000-server population: 100 of each of its nine config kinds, then 100
+ * MCPServers; 10 YAML files of 100), builds dist/, then runs
  * `node dist/main.js check DIR` as a user would, with and without `--crds <ToolHive v0.63.0
  * CRDs>`, alternating, and prints the wall-clock and CPU time of each process (start-up and CRD
  * compilation included), the medians and their ratios. On a shared machine the CPU time is the

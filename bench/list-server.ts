@@ -21,7 +21,15 @@ import { discoveryAnswer } from '../test/helpers/discovery-documents.ts'
 import { asCreated } from './cluster/etcd.ts'
 import { isStdio, namespaceOf, serverName } from './cluster/population.ts'
 import { parseLabelSelector } from './label-selector.ts'
-import { mcpServer, uid, webhookConfig, webhookConfigCount } from './population.ts'
+import {
+  CONFIG_KINDS,
+  configCount,
+  configObject,
+  configsPerNamespace,
+  mcpServer,
+  serverReferences,
+  uid,
+} from './population.ts'
 
 export const CREATED = '2026-01-01T00:00:00Z'
 /** The list's resourceVersion; every object's is below it. */
@@ -33,16 +41,17 @@ export interface Collection {
   item(i: number): KubeObject
 }
 
-/** MCPServer i of the bench:cluster population as stored: its uid, a generation of 1 to 9. */
-export function storedServer(i: number, configs: number): KubeObject {
-  const r = i % configs
-  const ref = i % 7 === 0 && namespaceOf(r) === namespaceOf(i) ? `hooks-${r}` : undefined
+/**
+ * MCPServer i of the bench:cluster population of `servers` as stored: its uid, a generation of 1
+ * to 9, its three references among the configs of its namespace.
+ */
+export function storedServer(i: number, servers: number): KubeObject {
   const server = mcpServer(serverName(i), namespaceOf(i), i, {
     uid: '',
     generation: 1,
     stdio: isStdio(i),
     overrides: i % 4 === 0,
-    ...(ref === undefined ? {} : { ref }),
+    references: serverReferences(i, configsPerNamespace(servers)),
   })
   const created = asCreated(server, CREATED, true)
   // Fixed, not asCreated's random uid: a proxy Deployment's ownerReference names it.
@@ -54,17 +63,16 @@ export function serverUid(i: number): string {
   return uid(i, 0x5e7)
 }
 
-/** What the view lists of a population of `servers`: MCPServers and MCPWebhookConfigs. */
+/** What the view lists of a population of `servers`: MCPServers and the nine config kinds. */
 export function viewCollections(servers: number): Map<string, Collection> {
-  const configs = webhookConfigCount(servers)
   const byKind: Record<string, Collection> = {
-    MCPServer: { count: servers, item: (i) => storedServer(i, configs) },
-    MCPWebhookConfig: {
-      count: configs,
-      item: (c) =>
-        asCreated(webhookConfig(`hooks-${c}`, namespaceOf(c), 2 + (c % 4)), CREATED, true),
-    },
+    MCPServer: { count: servers, item: (i) => storedServer(i, servers) },
   }
+  for (const kind of CONFIG_KINDS)
+    byKind[kind.kind] = {
+      count: configCount(servers),
+      item: (c) => asCreated(configObject(kind, c), CREATED, true),
+    }
   return new Map(
     VIEW_RESOURCES.map((resource) => [
       resourcePath(resource),

@@ -1,15 +1,19 @@
 /**
  * The cluster the benchmark's server holds in its in-memory view: MCPServers (stdio and
- * streamable-http, with uids and generations, some with pod-template overrides or a webhook
- * config reference), their RunConfig ConfigMaps as the operator writes them (stamped with the
- * content checksum, as they are once admitted), and a few hundred MCPWebhookConfigs.
- * Deterministic: the same size always yields the same objects.
+ * streamable-http, with uids and generations, some with pod-template overrides, each with three
+ * references: its MCPGroup, its MCPToolConfig and one of five other configs), their RunConfig
+ * ConfigMaps as the operator writes them (stamped with the content checksum, as they are once
+ * admitted), and the configs they name: of each of the nine config kinds (CONFIG_KINDS) 1 % as
+ * many as there are servers (1,000 with 100,000), at least one per namespace, spread over the
+ * 100 namespaces. Deterministic: the same size always yields the same objects.
  */
 
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { stampContentChecksum } from '../src/policy/content-checksum.ts'
-import type { KubeObject } from '../src/policy/kube/object.ts'
+import { entryOf } from '../src/policy/kinds.ts'
+import type { ToolHiveKind } from '../src/policy/kinds.ts'
+import type { JsonObject, KubeObject } from '../src/policy/kube/object.ts'
 
 /** The MCPServer every scenario's Deployment belongs to; present in every population. */
 export const TARGET = {
@@ -19,7 +23,8 @@ export const TARGET = {
   generation: 7,
 } as const
 
-const NAMESPACES = 50
+/** Namespaces the population spreads over: team-00 … team-99. */
+export const NAMESPACES = 100
 /** Objects per written file: bounds the YAML parser's per-file AST while the server loads. */
 const OBJECTS_PER_FILE = 2_000
 
@@ -69,7 +74,13 @@ export function mcpServer(
   name: string,
   namespace: string,
   i: number,
-  options: { uid: string; generation: number; stdio: boolean; overrides: boolean; ref?: string },
+  options: {
+    uid: string
+    generation: number
+    stdio: boolean
+    overrides: boolean
+    references?: ServerReferences
+  },
 ): KubeObject {
   const spec: Record<string, unknown> = {
     image: `ghcr.io/stackloklabs/${name}:1.${i % 20}.0`,
@@ -91,7 +102,9 @@ export function mcpServer(
         },
       },
     }
-  if (options.ref !== undefined) spec.webhookConfigRef = { name: options.ref }
+  for (const [field, config] of Object.entries(options.references ?? {}))
+    // An OIDC config is shared: each server names its own audience (upstream's example).
+    spec[field] = field === 'oidcConfigRef' ? { name: config, audience: name } : { name: config }
   return {
     apiVersion: 'toolhive.stacklok.dev/v1beta1',
     kind: 'MCPServer',
@@ -143,37 +156,223 @@ export function webhookConfig(name: string, namespace: string, webhooks: number)
   }
 }
 
-function namespaceOf(i: number): string {
+export function namespaceOf(i: number): string {
   return `team-${String(i % NAMESPACES).padStart(2, '0')}`
 }
 
-/** How many webhook configs a population of `servers` has: 3 % of the servers, at least 10. */
-export function webhookConfigCount(servers: number): number {
-  return Math.max(10, Math.round(servers * 0.03))
+/** A ToolHive config kind of the population: config c is `<prefix>-<c>` in namespace c % 100. */
+export interface ConfigKind {
+  readonly kind: ToolHiveKind
+  readonly prefix: string
+  /** Its small spec, as upstream's examples write one. */
+  spec(c: number): JsonObject
 }
+
+const secretRef = (name: string, key: string) => ({ name, key })
+
+/** The nine kinds that only other objects name, each with a spec of its own shape (v0.63.0 CRDs). */
+export const CONFIG_KINDS: readonly ConfigKind[] = [
+  {
+    kind: 'MCPGroup',
+    prefix: 'group',
+    spec: (c) => ({ description: `MCP servers of ${namespaceOf(c)}, set ${c}` }),
+  },
+  {
+    kind: 'MCPToolConfig',
+    prefix: 'tools',
+    spec: (c) => ({
+      toolsFilter: ['fetch', 'search', 'summarise'].slice(0, 1 + (c % 3)),
+      ...(c % 2 === 0
+        ? { toolsOverride: { fetch: { name: 'fetch_url', description: 'Fetch a URL' } } }
+        : {}),
+    }),
+  },
+  {
+    kind: 'MCPExternalAuthConfig',
+    prefix: 'auth',
+    spec: (c) =>
+      c % 2 === 0
+        ? {
+            type: 'tokenExchange',
+            tokenExchange: {
+              tokenUrl: 'https://sso.example.com/realms/mcp/protocol/openid-connect/token',
+              clientId: `mcp-${c}`,
+              clientSecretRef: secretRef('oauth-client', 'client-secret'),
+              audience: 'backend-api',
+              scopes: ['read', 'write'],
+            },
+          }
+        : {
+            type: 'headerInjection',
+            headerInjection: {
+              headerName: 'X-API-Key',
+              valueSecretRef: secretRef('backend-api-key', 'key'),
+            },
+          },
+  },
+  {
+    kind: 'MCPOIDCConfig',
+    prefix: 'oidc',
+    spec: (c) =>
+      c % 2 === 0
+        ? {
+            type: 'inline',
+            inline: {
+              issuer: 'https://sso.example.com/realms/mcp',
+              jwksUrl: 'https://sso.example.com/realms/mcp/protocol/openid-connect/certs',
+              clientId: `toolhive-${c}`,
+              clientSecretRef: secretRef('oidc-client', 'client-secret'),
+            },
+          }
+        : { type: 'kubernetesServiceAccount', kubernetesServiceAccount: {} },
+  },
+  {
+    kind: 'MCPAuthzConfig',
+    prefix: 'authz',
+    spec: (c) => ({
+      type: 'cedarv1',
+      config: {
+        policies: [
+          'permit(principal, action == Action::"call_tool", resource == Tool::"fetch");',
+          `permit(principal in Group::"team-${c % NAMESPACES}", action, resource);`,
+        ],
+        entities_json: '[]',
+      },
+    }),
+  },
+  {
+    kind: 'MCPTelemetryConfig',
+    prefix: 'telemetry',
+    spec: () => ({
+      openTelemetry: {
+        enabled: true,
+        endpoint: 'otel-collector.observability.svc.cluster.local:4318',
+        insecure: true,
+        tracing: { enabled: true, samplingRate: '0.05' },
+        metrics: { enabled: true },
+      },
+      prometheus: { enabled: true },
+    }),
+  },
+  {
+    kind: 'MCPWebhookConfig',
+    prefix: 'hooks',
+    spec: (c) => webhookConfig('', '', 2 + (c % 4)).spec as JsonObject,
+  },
+  {
+    kind: 'EmbeddingServer',
+    prefix: 'embedding',
+    spec: () => ({
+      model: 'sentence-transformers/all-MiniLM-L6-v2',
+      image: 'ghcr.io/huggingface/text-embeddings-inference:cpu-1.8',
+      port: 8080,
+      replicas: 1,
+    }),
+  },
+  {
+    kind: 'VirtualMCPCompositeToolDefinition',
+    prefix: 'composite',
+    spec: (c) => ({
+      name: `fetch_and_summarise_${c}`,
+      description: 'Fetches a URL and summarises it',
+      timeout: '3m',
+      parameters: {
+        type: 'object',
+        properties: { url: { type: 'string' } },
+        required: ['url'],
+      },
+      steps: [
+        { id: 'fetch', type: 'tool', tool: 'fetch', arguments: { url: '{{.params.url}}' } },
+        {
+          id: 'summarise',
+          type: 'tool',
+          tool: 'summarise',
+          arguments: { text: '{{.steps.fetch.output.text}}' },
+          dependsOn: ['fetch'],
+        },
+      ],
+    }),
+  },
+]
+
+/** Config c of `kind`, as the user writes it (no uid or generation: the API server's). */
+export function configObject(kind: ConfigKind, c: number): KubeObject {
+  const name = `${kind.prefix}-${c}`
+  if (kind.kind === 'MCPWebhookConfig') return webhookConfig(name, namespaceOf(c), 2 + (c % 4))
+  const { group, versions } = entryOf(kind.kind)
+  return {
+    apiVersion: `${group}/${versions[0]}`,
+    kind: kind.kind,
+    metadata: { name, namespace: namespaceOf(c) },
+    spec: kind.spec(c),
+  }
+}
+
+/** Configs of each kind per namespace: 1 % of the servers over 100 namespaces, at least one. */
+export function configsPerNamespace(servers: number): number {
+  return Math.max(1, Math.round(servers / 100 / NAMESPACES))
+}
+
+/** Configs of each kind in a population of `servers`: 1,000 with 100,000, 100 up to 15,000. */
+export function configCount(servers: number): number {
+  return configsPerNamespace(servers) * NAMESPACES
+}
+
+/** An MCPServer's references: `spec.<field>.name` → the config it names. */
+export type ServerReferences = Readonly<Record<string, string>>
+
+/** The third reference, in turn: a config kind by its field in the MCPServer's spec. */
+const THIRD_REFERENCE = [
+  ['webhookConfigRef', 'hooks'],
+  ['telemetryConfigRef', 'telemetry'],
+  ['oidcConfigRef', 'oidc'],
+  ['authzConfigRef', 'authz'],
+  ['externalAuthConfigRef', 'auth'],
+] as const
+
+/**
+ * The references of server i (the i-th of namespace i % 100 is number ⌊i / 100⌋ there) when its
+ * namespace has `perNamespace` configs of each kind: its group, its tool config and one of the
+ * five configs above, each among the configs of its own namespace, spread evenly over them.
+ */
+export function serverReferences(i: number, perNamespace: number): ServerReferences {
+  const n = i % NAMESPACES
+  const j = Math.floor(i / NAMESPACES)
+  const named = (prefix: string, k: number) => `${prefix}-${n + NAMESPACES * (k % perNamespace)}`
+  const [field, prefix] = THIRD_REFERENCE[(j + n) % THIRD_REFERENCE.length]!
+  return {
+    groupRef: named('group', j),
+    toolConfigRef: named('tools', j + n),
+    [field]: named(prefix, Math.floor(j / THIRD_REFERENCE.length)),
+  }
+}
+
+/** The target's references: those of the first server of its namespace, whatever the size. */
+export const TARGET_REFERENCES = serverReferences(Number(TARGET.namespace.slice(-2)), 1)
 
 /** Every object of a population of `servers` MCPServers (the target among them). */
 export function* populationObjects(servers: number): Generator<KubeObject> {
-  const configs = webhookConfigCount(servers)
-  for (let c = 0; c < configs; c++) yield webhookConfig(`hooks-${c}`, namespaceOf(c), 2 + (c % 4))
+  const perNamespace = configsPerNamespace(servers)
+  for (const kind of CONFIG_KINDS)
+    for (let c = 0; c < configCount(servers); c++) yield configObject(kind, c)
   yield mcpServer(TARGET.name, TARGET.namespace, 0, {
     uid: TARGET.uid,
     generation: TARGET.generation,
     stdio: true,
     overrides: true,
+    references: TARGET_REFERENCES,
   })
   yield runConfigMap(TARGET.name, TARGET.namespace, runConfigJson(TARGET.name, 0, true))
   for (let i = 1; i < servers; i++) {
     const name = `mcp-${String(i).padStart(6, '0')}`
     const namespace = namespaceOf(i)
     const stdio = i % 5 < 3
-    const ref = i % 7 === 0 ? `hooks-${i % configs}` : undefined
     yield mcpServer(name, namespace, i, {
       uid: uid(i, servers),
       generation: 1 + (i % 9),
       stdio,
       overrides: i % 4 === 0,
-      ...(ref !== undefined && namespaceOf(i % configs) === namespace ? { ref } : {}),
+      references: serverReferences(i, perNamespace),
     })
     yield runConfigMap(name, namespace, runConfigJson(name, i, stdio))
   }

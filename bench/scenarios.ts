@@ -11,7 +11,16 @@ import type { AdmissionReviewResponse, WebhookName } from '../src/admission/revi
 import { createAdmission } from '../src/admission/webhook.ts'
 import { MemoryView } from '../src/cluster/memory-view.ts'
 import type { KubeObject } from '../src/policy/kube/object.ts'
-import { TARGET, mcpServer, runConfigJson, runConfigMap, webhookConfig } from './population.ts'
+import {
+  CONFIG_KINDS,
+  TARGET,
+  TARGET_REFERENCES,
+  configObject,
+  mcpServer,
+  runConfigJson,
+  runConfigMap,
+  webhookConfig,
+} from './population.ts'
 import { TOKEN, withToken } from './token.ts'
 
 export type ScenarioId = 's1' | 's2' | 's3' | 's4'
@@ -40,14 +49,24 @@ function uid(scenario: number): string {
   return `b3a3f1a2-0000-4000-8000-000${scenario}${TOKEN}`
 }
 
-/** The target MCPServer and its RunConfig ConfigMap, exactly as every population holds them. */
+/**
+ * The target MCPServer, its RunConfig ConfigMap and the configs it names, exactly as every
+ * population holds them.
+ */
 export function targetObjects(): KubeObject[] {
+  const named = new Set(Object.values(TARGET_REFERENCES))
+  const configs = CONFIG_KINDS.flatMap((kind) => {
+    const c = Number(TARGET.namespace.slice(-2))
+    return named.has(`${kind.prefix}-${c}`) ? [configObject(kind, c)] : []
+  })
   return [
+    ...configs,
     mcpServer(TARGET.name, TARGET.namespace, 0, {
       uid: TARGET.uid,
       generation: TARGET.generation,
       stdio: true,
       overrides: true,
+      references: TARGET_REFERENCES,
     }),
     runConfigMap(TARGET.name, TARGET.namespace, runConfigJson(TARGET.name, 0, true)),
   ]

@@ -1,29 +1,30 @@
 /**
  * Stores a cluster's worth of ToolHive objects in the API server: MCPServers, their RunConfig
- * ConfigMaps and MCPWebhookConfigs, shaped by the in-process benchmark's builders
- * (bench/population.ts). It grows: each size adds the servers the previous one lacks. The first
- * size is created through the REST API (its rate is reported); larger ones are written into the
- * API server's etcd in bulk (etcd.ts says why), unless `BENCH_POPULATE=api`.
+ * ConfigMaps and the configs of the nine config kinds they name, shaped by the in-process
+ * benchmark's builders (bench/population.ts). It grows: each size adds the servers and configs
+ * the previous one lacks; the servers a size adds name configs among those of that size (so the
+ * servers of the smaller sizes name the first configs of their namespaces, where bench/view-peak.ts
+ * spreads every server over all of its size's). The first size is created through the REST API
+ * (its rate is reported); larger ones are written into the API server's etcd in bulk (etcd.ts
+ * says why), unless `BENCH_POPULATE=api`.
  *
  * No status conditions are stored: the measured mcp-admission is a follower whose reconciler
  * stays idle (service.ts), so nothing would read or write them during the run.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises'
-import { mcpServer, runConfigJson, runConfigMap, webhookConfig } from '../population.ts'
-import { webhookConfigCount } from '../population.ts'
+import { entryOf } from '../../src/policy/kinds.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
+import { CONFIG_KINDS, NAMESPACES, configCount, configObject } from '../population.ts'
+import { configsPerNamespace, namespaceOf, serverReferences } from '../population.ts'
+import { mcpServer, runConfigJson, runConfigMap } from '../population.ts'
 import type { ApiClient } from './client.ts'
 import { must, runPool } from './client.ts'
 import { asCreated, etcdUrlOfApiServer, putAll, storageKey, waitUntilCached } from './etcd.ts'
 
-/** Namespaces the population spreads over (as bench/population.ts: team-00 … team-49). */
-export const NAMESPACES = 50
+/** The population's namespaces (team-00 … team-99), as bench/population.ts spreads it. */
+export { NAMESPACES, namespaceOf }
 const GROUP = 'toolhive.stacklok.dev'
-
-export function namespaceOf(i: number): string {
-  return `team-${String(i % NAMESPACES).padStart(2, '0')}`
-}
 
 export function serverName(i: number): string {
   return `mcp-${String(i).padStart(6, '0')}`
@@ -62,30 +63,24 @@ function collectionOf(placed: Placed): string {
 
 /** The objects that grow a population from `from` to `to` servers. */
 function* growth(from: number, to: number): Generator<Placed> {
-  const configsBefore = from === 0 ? 0 : webhookConfigCount(from)
-  for (let c = configsBefore; c < webhookConfigCount(to); c++) {
-    const [name, namespace] = [`hooks-${c}`, namespaceOf(c)]
-    const object = webhookConfig(name, namespace, 2 + (c % 4))
-    yield {
-      group: GROUP,
-      version: 'v1alpha1',
-      resource: 'mcpwebhookconfigs',
-      namespace,
-      name,
-      object,
+  for (const kind of CONFIG_KINDS) {
+    const { versions, plural } = entryOf(kind.kind)
+    for (let c = from === 0 ? 0 : configCount(from); c < configCount(to); c++) {
+      const object = configObject(kind, c)
+      const { name, namespace } = object.metadata as { name: string; namespace: string }
+      yield { group: GROUP, version: versions[0]!, resource: plural, namespace, name, object }
     }
   }
-  // References point at configs that exist from the first size on, in the server's namespace.
-  const referable = webhookConfigCount(Math.max(from, 1))
+  // References name configs of this size, stored above, in the server's namespace.
+  const perNamespace = configsPerNamespace(to)
   for (let i = from; i < to; i++) {
     const [name, namespace] = [serverName(i), namespaceOf(i)]
-    const r = i % referable
     const server = mcpServer(name, namespace, i, {
       uid: '',
       generation: 1,
       stdio: isStdio(i),
       overrides: i % 4 === 0,
-      ...(i % 7 === 0 && namespaceOf(r) === namespace ? { ref: `hooks-${r}` } : {}),
+      references: serverReferences(i, perNamespace),
     })
     // uid and generation are the API server's to assign.
     const metadata = { ...server.metadata, uid: undefined, generation: undefined }
@@ -148,7 +143,10 @@ async function intoEtcd(
   const { count, revision } = await putAll(etcdUrlOfApiServer(), stored())
   // Done when the API server's cache holds them all, as after writes through it.
   const limitMs = 10 * 60_000
-  await waitUntilCached(api, `/apis/${GROUP}/v1alpha1/mcpwebhookconfigs`, revision, 0, limitMs)
+  for (const { kind } of CONFIG_KINDS) {
+    const { versions, plural } = entryOf(kind)
+    await waitUntilCached(api, `/apis/${GROUP}/${versions[0]}/${plural}`, revision, 0, limitMs)
+  }
   await waitUntilCached(api, `/apis/${GROUP}/v1beta1/mcpservers`, revision, servers, limitMs)
   await waitUntilCached(api, '/api/v1/configmaps', revision, servers, limitMs)
   return count

@@ -2,11 +2,12 @@
  * `npm run bench:cluster`: mcp-admission through a real kube-apiserver, beside a Go
  * controller-runtime webhook doing the same work (the peer, bench/cluster/peer/). Builds dist/
  * and the peer, starts etcd and kube-apiserver (the e2e suite's binaries and harness), stores
- * growing populations of MCPServers and RunConfig ConfigMaps, and at each size starts both
- * services and measures their start-up and memory and a burst of proxy Deployment re-applies
- * without webhooks and through each's; at one size, the latency of single writes at 1 and 32
- * writers. First, both must answer the same reviews with the same patches. Prints the report and
- * writes bench/results/cluster/ (cluster.json, report.txt, *.svg). See bench/README.md.
+ * growing populations of MCPServers, their RunConfig ConfigMaps and the configs they name, and
+ * at each size starts both services and measures their start-up and memory and a burst of proxy
+ * Deployment re-applies without webhooks and through each's; at one size, the latency of single
+ * writes at 1 and 32 writers. First, both must answer the same reviews with the same patches.
+ * Prints the report and writes bench/results/cluster/ (cluster.json, report.txt, *.svg). See
+ * bench/README.md.
  */
 
 import { execFileSync } from 'node:child_process'
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url'
 import { createEnvironment, ensureBinaries } from '../../test/e2e/harness/environment.ts'
 import type { Environment } from '../../test/e2e/harness/environment.ts'
 import { apiClient, must } from './client.ts'
+import { writeConfigCrds } from './crds.ts'
 import { CLUSTER_CONFIG } from './config.ts'
 import { proxyDeployments } from './deployments.ts'
 import type { Context } from './measure.ts'
@@ -81,9 +83,12 @@ async function main(): Promise<void> {
   // The e2e environment: the CRD fixtures and the service's identity and RBAC; the service is
   // started (as a pod reads the cluster: in-cluster config from its service account's files)
   // and its webhooks switched on and off by the measurements.
-  const env = await createEnvironment({ binaries, service: false })
-  const api = apiClient(env.plane, Math.max(config.burst.concurrency, config.populateConcurrency))
   const tmp = await mkdtemp(join(tmpdir(), 'mcp-admission-bench-cluster-'))
+  // The fixtures define the four kinds the e2e suite tests; the table's ten others get CRDs of
+  // the bench's own (crds.ts), so that the view lists every kind, as in a v0.63.0 cluster.
+  const crds = await writeConfigCrds(join(tmp, 'crds'))
+  const env = await createEnvironment({ binaries, service: false, crds: ['fixtures', crds] })
+  const api = apiClient(env.plane, Math.max(config.burst.concurrency, config.populateConcurrency))
   // Only this run's results: a quick run's logs must not sit beside a full run's figures.
   await rm(RESULTS, { recursive: true, force: true })
   await mkdir(RESULTS, { recursive: true })

@@ -13,8 +13,7 @@ import {
 } from '../../bench/audit-population.ts'
 import { parseLabelSelector } from '../../bench/label-selector.ts'
 import { startListServer, storedServer } from '../../bench/list-server.ts'
-import { webhookConfig, webhookConfigCount } from '../../bench/population.ts'
-import { namespaceOf } from '../../bench/cluster/population.ts'
+import { CONFIG_KINDS, NAMESPACES, configCount, configObject } from '../../bench/population.ts'
 
 t.test('label selectors keep what the API server keeps', async (t) => {
   const labels = { 'toolhive.stacklok.io/component': 'run-config', toolhive: 'true' }
@@ -44,25 +43,26 @@ async function audited(view: MemoryView, object: KubeObject) {
 
 t.test('the audit finds nothing to change but the planted defects', async (t) => {
   const servers = 30_000
-  const configs = webhookConfigCount(servers)
   const planted = plantedDefects(servers)
   t.same(
     [...planted.values()],
     ['stale runconfig-checksum', 'stdio proxy at 2 replicas', 'no THV_MCPSERVER_GENERATION entry'],
   )
   const sample = [...Array.from({ length: 40 }, (_, i) => i), ...planted.keys()]
-  const view = new MemoryView(
-    Array.from({ length: configs }, (_, c) =>
-      webhookConfig(`hooks-${c}`, namespaceOf(c), 2 + (c % 4)),
-    ),
+  const configs = CONFIG_KINDS.flatMap((kind) =>
+    Array.from({ length: configCount(servers) }, (_, c) => configObject(kind, c)),
   )
+  const view = new MemoryView(configs)
   for (const i of sample) {
-    view.put(storedServer(i, configs))
+    view.put(storedServer(i, servers))
     view.put(storedRunConfigMap(i))
   }
   const clean = { patch: 0, warnings: [] }
+  // Every server names three configs of its namespace, all there: no reference warning.
+  for (const config of configs.filter((_, n) => n % 97 === 0))
+    t.same(await audited(view, config), clean, JSON.stringify(config.metadata))
   for (const i of sample) {
-    t.same(await audited(view, storedServer(i, configs)), clean, `MCPServer ${i}`)
+    t.same(await audited(view, storedServer(i, servers)), clean, `MCPServer ${i}`)
     t.same(await audited(view, storedRunConfigMap(i)), clean, `ConfigMap ${i}`)
     const deployment = await audited(view, storedProxyDeployment(i))
     t.equal(deployment.patch, planted.has(i) ? 1 : 0, `Deployment ${i}: ${planted.get(i)}`)
@@ -103,7 +103,11 @@ t.test('the stand-in pages each collection through its label selector', async (t
     'toolhive.stacklok.io/component in (run-config,vmcp-config)',
   )
   t.equal(runConfigs.length, servers)
-  t.equal((await list('/api/v1/configmaps')).length, servers + 50, 'each namespace has one more')
+  t.equal(
+    (await list('/api/v1/configmaps')).length,
+    servers + NAMESPACES,
+    'each namespace has one more',
+  )
   const proxies = await list('/apis/apps/v1/deployments', 'toolhive=true')
   t.equal(proxies.length, servers)
   t.notOk('kind' in proxies[0] || 'apiVersion' in proxies[0], 'items as the API server lists them')
