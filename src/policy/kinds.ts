@@ -78,6 +78,11 @@ export interface ToolHiveKindEntry {
     /** Readiness waits for the kind's cache to have listed (docs/operations.md). */
     readonly readinessWaits: boolean
   }
+  /**
+   * Its operator refuses, when it reconciles, a `spec.remoteUrl` that ValidateRemoteURL refuses
+   * (`remote-url.ts`): the workload rule warns at the write.
+   */
+  readonly remoteUrlGuard?: true
   /** What the rules do while the cluster does not serve the kind (logged when it goes). */
   readonly whenNotServed: string
   /** The conditions the reconciler stamps, in the order it writes them. */
@@ -287,6 +292,7 @@ export const TOOLHIVE_KIND_TABLE = [
     namespaced: true,
     proxy: { runConfigSuffix: '-runconfig', container: 'toolhive', stampsGeneration: false },
     references: atBothVersions(REMOTE_PROXY_REFERENCES),
+    remoteUrlGuard: true,
     view: { keep: WORKLOAD_STATUS_READS, readinessWaits: true },
     whenNotServed: 'no delete finds it a referrer, and no status conditions are stamped for it',
     conditions: ['sessionStorage'],
@@ -324,6 +330,7 @@ export const TOOLHIVE_KIND_TABLE = [
     kind: 'MCPServerEntry',
     plural: 'mcpserverentries',
     references: atBothVersions(SERVER_ENTRY_REFERENCES),
+    remoteUrlGuard: true,
     whenNotServed: 'no delete finds it a referrer',
     checkRank: RANK.workload,
   },

@@ -13,6 +13,7 @@ import { KIND, toolHiveKind } from './kinds.ts'
 import { cappedTransportOf } from './proxy-owner.ts'
 import { compositeToolNameWarnings, referenceWarnings } from './reference-warnings.ts'
 import type { ReferenceTargets } from './reference-warnings.ts'
+import { refuseRemoteUrl } from './remote-url.ts'
 import type { ValidationInput } from './result.ts'
 
 /** What the rule needs from the cluster; absent facts are unknown and warn about nothing. */
@@ -35,6 +36,7 @@ export function workloadWarnings(input: ValidationInput, facts: WorkloadFacts): 
   const entry = toolHiveKind(object.kind)
   if (entry === undefined) return []
   const warnings = entry.proxy ? replicaWarnings(object) : []
+  if (entry.remoteUrlGuard) warnings.push(...remoteUrlWarnings(object))
   const { targets } = facts
   if (targets === undefined) return warnings
   warnings.push(...referenceWarnings(object, targets))
@@ -63,4 +65,26 @@ function replicaWarnings(object: KubeObject): string[] {
     )
   }
   return warnings
+}
+
+/**
+ * A `spec.remoteUrl` the operator's ValidateRemoteURL will refuse when it reconciles: the write is
+ * accepted and the object turns `RemoteURLInvalid` later (docs/enforcement.md, "Remote URLs"). The
+ * CRD's own pattern (`^https?://`) is the API server's to apply. The warning gives Go's innermost
+ * cause; its wrapping (`remote URL host is not allowed: `, `parse "<url>": `) names the field
+ * again, and would push the cause past the 120 characters a warning keeps.
+ *
+ * `spec.allowPrivateEndpoint: true` lets private ranges and `cluster.local` through, as v0.63.0
+ * does. Operators from before the option (v0.33.0) refuse them always; the API server then serves
+ * a CRD without the field and prunes it, so the object arrives without it and is warned about.
+ */
+function remoteUrlWarnings(object: KubeObject): string[] {
+  const spec = isRecord(object.spec) ? object.spec : {}
+  if (typeof spec.remoteUrl !== 'string') return []
+  const refusal = refuseRemoteUrl(spec.remoteUrl, {
+    allowPrivateEndpoint: spec.allowPrivateEndpoint === true,
+  })
+  return refusal === undefined
+    ? []
+    : [`spec.remoteUrl: the operator will refuse it: ${refusal.cause}`]
 }

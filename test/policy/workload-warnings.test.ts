@@ -173,6 +173,123 @@ t.test('scope: kinds, versions and operations', async (t) => {
   }
 })
 
+t.test('a remoteUrl the operator will refuse when it reconciles', async (t) => {
+  const refuse = 'spec.remoteUrl: the operator will refuse it: '
+  const cases: { name: string; kind: string; spec: unknown; expected: string[] }[] = [
+    {
+      name: 'a private address',
+      kind: 'MCPRemoteProxy',
+      spec: { remoteUrl: 'http://10.0.0.1:8080/mcp' },
+      expected: [`${refuse}IP address 10.0.0.1 falls within blocked range 10.0.0.0/8`],
+    },
+    {
+      name: 'a private address the object allows',
+      kind: 'MCPRemoteProxy',
+      spec: { remoteUrl: 'http://10.0.0.1:8080/mcp', allowPrivateEndpoint: true },
+      expected: [],
+    },
+    {
+      name: 'an in-cluster name',
+      kind: 'MCPServerEntry',
+      spec: { remoteUrl: 'http://mcp.tools.svc.cluster.local/' },
+      expected: [
+        `${refuse}hostname "mcp.tools.svc.cluster.local" matches blocked internal hostname "cluster.local"`,
+      ],
+    },
+    {
+      name: 'an in-cluster name the object allows',
+      kind: 'MCPServerEntry',
+      spec: { remoteUrl: 'http://mcp.tools.svc.cluster.local/', allowPrivateEndpoint: true },
+      expected: [],
+    },
+    {
+      // Only the boolean counts, as Go's bool field reads it (the CRD's schema says boolean).
+      name: 'allowPrivateEndpoint as a string',
+      kind: 'MCPRemoteProxy',
+      spec: { remoteUrl: 'http://192.168.1.1/', allowPrivateEndpoint: 'true' },
+      expected: [`${refuse}IP address 192.168.1.1 falls within blocked range 192.168.0.0/16`],
+    },
+    {
+      name: 'the metadata server, whatever the option',
+      kind: 'MCPServerEntry',
+      spec: { remoteUrl: 'http://169.254.169.254/', allowPrivateEndpoint: true },
+      expected: [`${refuse}IP address 169.254.169.254 falls within blocked range 169.254.0.0/16`],
+    },
+    {
+      name: "a URL Go cannot parse: its reason, without Go's repeat of the URL",
+      kind: 'MCPRemoteProxy',
+      spec: { remoteUrl: 'https://example.com:80:90/mcp' },
+      expected: [`${refuse}invalid port ":80:90" after host`],
+    },
+    {
+      name: 'no host',
+      kind: 'MCPRemoteProxy',
+      spec: { remoteUrl: 'http:///mcp' },
+      expected: [`${refuse}remote URL must have a valid host`],
+    },
+    {
+      // Go reads no IP in it, and no DNS is done: the operator accepts it.
+      name: 'loopback in decimal',
+      kind: 'MCPRemoteProxy',
+      spec: { remoteUrl: 'http://2130706433/' },
+      expected: [],
+    },
+    {
+      name: 'a public URL',
+      kind: 'MCPServerEntry',
+      spec: { remoteUrl: 'https://mcp.example.com/mcp' },
+      expected: [],
+    },
+    {
+      name: 'beside a replicas warning',
+      kind: 'MCPRemoteProxy',
+      spec: { remoteUrl: 'http://localhost/', replicas: 3 },
+      expected: [
+        THREE_NO_REDIS,
+        `${refuse}hostname "localhost" matches blocked internal hostname "localhost"`,
+      ],
+    },
+    {
+      name: 'an MCPServer has no remoteUrl the operator checks',
+      kind: 'MCPServer',
+      spec: { remoteUrl: 'http://localhost/' },
+      expected: [],
+    },
+    {
+      name: 'nor has a VirtualMCPServer',
+      kind: 'VirtualMCPServer',
+      spec: { remoteUrl: 'http://localhost/' },
+      expected: [],
+    },
+    { name: 'no remoteUrl', kind: 'MCPRemoteProxy', spec: {}, expected: [] },
+    { name: 'no spec', kind: 'MCPServerEntry', spec: 'http://localhost/', expected: [] },
+    {
+      name: 'a remoteUrl of another type',
+      kind: 'MCPServerEntry',
+      spec: { remoteUrl: 5 },
+      expected: [],
+    },
+  ]
+  for (const { name, kind, spec, expected } of cases) {
+    t.same(warnings(workload(spec, kind)), expected, name)
+  }
+  const entry = workload({ remoteUrl: 'http://[fd00::1]/' }, 'MCPServerEntry', 'v1alpha1')
+  const warned = [`${refuse}IP address fd00::1 falls within blocked range fc00::/7`]
+  t.same(warnings(entry), warned, 'v1alpha1')
+  t.same(warnings(entry, {}, 'UPDATE'), warned, 'UPDATE')
+  t.same(warnings(entry, {}, 'DELETE'), [], 'DELETE')
+
+  const rendered = renderWarnings(
+    warnings(workload({ remoteUrl: `http://${'a'.repeat(100)}.cluster.local/` }, 'MCPRemoteProxy')),
+  )
+  t.equal(rendered.length, 1)
+  t.ok(
+    rendered.every((w) => w.length <= MESSAGE_LIMITS.warningChars),
+    'cut to 120',
+  )
+  t.match(rendered[0], /^spec\.remoteUrl: the operator will refuse it: hostname "aaa.*…$/)
+})
+
 t.test('hostile input never throws', async (t) => {
   const cases: { name: string; object: unknown }[] = [
     { name: 'no object', object: undefined },

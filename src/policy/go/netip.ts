@@ -1,32 +1,41 @@
 /**
  * A port of Go's netip.ParseAddr (Go 1.26), which net/url applies to a bracketed host
- * (`https://[fe80::1%25en0]:8443`). Runs on a byte string (bytes.ts); errors carry Go's
- * wording. Only what url.Parse needs is returned: whether the address is IPv4.
+ * (`https://[fe80::1%25en0]:8443`) and net.ParseIP to any text (remote-url.ts). Runs on a byte
+ * string (bytes.ts); errors carry Go's wording.
  */
 
 import { goQuoteBytes } from './quote.ts'
 
+export interface GoAddr {
+  /** An IPv4 address (`1.2.3.4`); an IPv4-mapped IPv6 one (`::ffff:1.2.3.4`) is not. */
+  readonly is4: boolean
+  /** Addr.As16(): the 16 bytes, an IPv4 address in its IPv4-mapped form. */
+  readonly bytes: readonly number[]
+  /** Addr.Zone(): what follows `%` in an IPv6 address, else empty. */
+  readonly zone: string
+}
+
 type GoAddrResult =
-  { readonly ok: true; readonly is4: boolean } | { readonly ok: false; readonly error: string }
+  ({ readonly ok: true } & GoAddr) | { readonly ok: false; readonly error: string }
 
 /** netip.ParseAddr over a byte string. */
 export function parseGoAddr(input: string): GoAddrResult {
   for (let i = 0; i < input.length; i++) {
     switch (input[i]) {
       case '.':
-        return result(parseIPv4Fields(input, 0, input.length), true)
+        return parseIPv4(input)
       case ':':
-        return result(parseIPv6(input), false)
+        return parseIPv6(input)
       case '%':
         // Assume an IPv6 address with a zone, but with the address missing (as Go does).
-        return { ok: false, error: addrError(input, 'missing IPv6 address') }
+        return failure(input, 'missing IPv6 address')
     }
   }
-  return { ok: false, error: addrError(input, 'unable to parse IP') }
+  return failure(input, 'unable to parse IP')
 }
 
-function result(error: string | undefined, is4: boolean): GoAddrResult {
-  return error === undefined ? { ok: true, is4 } : { ok: false, error }
+function failure(input: string, message: string, at = ''): GoAddrResult {
+  return { ok: false, error: addrError(input, message, at) }
 }
 
 function addrError(input: string, message: string, at = ''): string {
@@ -34,12 +43,31 @@ function addrError(input: string, message: string, at = ''): string {
   return at === '' ? base : `${base} (at ${goQuoteBytes(at)})`
 }
 
+/** The IPv4-mapped prefix of As16 (`::ffff:0:0/96`). */
+const V4_IN_V6_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]
+
+function parseIPv4(input: string): GoAddrResult {
+  const fields = [0, 0, 0, 0]
+  const error = parseIPv4Fields(input, 0, input.length, fields, 0)
+  if (error !== undefined) return { ok: false, error }
+  return { ok: true, is4: true, bytes: [...V4_IN_V6_PREFIX, ...fields], zone: '' }
+}
+
 function isDigit(code: number): boolean {
   return code >= 48 && code <= 57
 }
 
-/** parseIPv4Fields over input[start:end]: undefined when it holds four decimal octets. */
-function parseIPv4Fields(input: string, start: number, end: number): string | undefined {
+/**
+ * parseIPv4Fields over input[start:end]: writes four decimal octets to fields[at..at+3], or
+ * returns Go's error.
+ */
+function parseIPv4Fields(
+  input: string,
+  start: number,
+  end: number,
+  fields: number[],
+  at: number,
+): string | undefined {
   const s = input.slice(start, end)
   let value = 0
   let position = 0
@@ -59,6 +87,7 @@ function parseIPv4Fields(input: string, start: number, end: number): string | un
         return addrError(input, 'IPv4 field must have at least one digit', s.slice(i))
       }
       if (position === 3) return addrError(input, 'IPv4 address too long')
+      fields[at + position] = value
       position++
       value = 0
       digits = 0
@@ -66,7 +95,9 @@ function parseIPv4Fields(input: string, start: number, end: number): string | un
       return addrError(input, 'unexpected character', s.slice(i))
     }
   }
-  return position < 3 ? addrError(input, 'IPv4 address too short') : undefined
+  if (position < 3) return addrError(input, 'IPv4 address too short')
+  fields[at + 3] = value
+  return undefined
 }
 
 function hexValue(code: number): number {
@@ -76,21 +107,22 @@ function hexValue(code: number): number {
   return -1
 }
 
-/** parseIPv6: undefined when `input` is an IPv6 address with an optional non-empty zone. */
-function parseIPv6(input: string): string | undefined {
+/** parseIPv6: an IPv6 address with an optional non-empty zone. */
+function parseIPv6(input: string): GoAddrResult {
   let s = input
   let zone = ''
   const percent = s.indexOf('%')
   if (percent !== -1) {
     zone = s.slice(percent + 1)
     s = s.slice(0, percent)
-    if (zone === '') return addrError(input, 'zone must be a non-empty string')
+    if (zone === '') return failure(input, 'zone must be a non-empty string')
   }
+  const ip: number[] = new Array<number>(16).fill(0)
   let ellipsis = -1
   if (s.startsWith('::')) {
     ellipsis = 0
     s = s.slice(2)
-    if (s === '') return undefined
+    if (s === '') return { ok: true, is4: false, bytes: ip, zone }
   }
   let i = 0
   while (i < 16) {
@@ -100,53 +132,58 @@ function parseIPv6(input: string): string | undefined {
       const digit = hexValue(s.charCodeAt(offset))
       if (digit < 0) break
       accumulator = accumulator * 16 + digit
-      if (offset > 3) {
-        return addrError(input, 'each group must have 4 or less digits', s)
-      }
-      if (accumulator > 0xffff) return addrError(input, 'IPv6 field has value >=2^16', s)
+      if (offset > 3) return failure(input, 'each group must have 4 or less digits', s)
+      if (accumulator > 0xffff) return failure(input, 'IPv6 field has value >=2^16', s)
     }
     if (offset === 0) {
-      return addrError(input, 'each colon-separated field must have at least one digit', s)
+      return failure(input, 'each colon-separated field must have at least one digit', s)
     }
     if (offset < s.length && s[offset] === '.') {
       if (ellipsis < 0 && i !== 12) {
-        return addrError(
+        return failure(
           input,
           'embedded IPv4 address must replace the final 2 fields of the address',
           s,
         )
       }
       if (i + 4 > 16) {
-        return addrError(
+        return failure(
           input,
           'too many hex fields to fit an embedded IPv4 at the end of the address',
           s,
         )
       }
       const end = zone.length > 0 ? input.length - zone.length - 1 : input.length
-      const error = parseIPv4Fields(input, end - s.length, end)
-      if (error !== undefined) return error
+      const error = parseIPv4Fields(input, end - s.length, end, ip, i)
+      if (error !== undefined) return { ok: false, error }
       s = ''
       i += 4
       break
     }
+    ip[i] = accumulator >> 8
+    ip[i + 1] = accumulator & 0xff
     i += 2
     s = s.slice(offset)
     if (s === '') break
-    if (s[0] !== ':') return addrError(input, 'unexpected character, want colon', s)
-    if (s.length === 1) return addrError(input, 'colon must be followed by more characters', s)
+    if (s[0] !== ':') return failure(input, 'unexpected character, want colon', s)
+    if (s.length === 1) return failure(input, 'colon must be followed by more characters', s)
     s = s.slice(1)
     if (s[0] === ':') {
-      if (ellipsis >= 0) return addrError(input, 'multiple :: in address', s)
+      if (ellipsis >= 0) return failure(input, 'multiple :: in address', s)
       ellipsis = i
       s = s.slice(1)
       if (s === '') break
     }
   }
-  if (s !== '') return addrError(input, 'trailing garbage after address', s)
-  if (i < 16 && ellipsis < 0) return addrError(input, 'address string too short')
-  if (i === 16 && ellipsis >= 0) {
-    return addrError(input, 'the :: must expand to at least one field of zeros')
+  if (s !== '') return failure(input, 'trailing garbage after address', s)
+  if (i < 16) {
+    if (ellipsis < 0) return failure(input, 'address string too short')
+    // Move what follows the `::` to the end; the `::` is the zeros between.
+    const zeros = 16 - i
+    ip.splice(ellipsis, 0, ...new Array<number>(zeros).fill(0))
+    ip.length = 16
+  } else if (ellipsis >= 0) {
+    return failure(input, 'the :: must expand to at least one field of zeros')
   }
-  return undefined
+  return { ok: true, is4: false, bytes: ip, zone }
 }

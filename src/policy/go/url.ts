@@ -4,7 +4,8 @@
  * MCPWebhookConfig URLs with url.ParseRequestURI (as the API server does for `format: uri`) and
  * its proxy calls them through http.NewRequest, which uses url.Parse. Runs on the UTF-8 bytes
  * (bytes.ts) so that excerpts in errors match Go's; errors carry Go's wording without the
- * `parse "<url>": ` prefix (a field error shows the value already).
+ * `parse "<url>": ` prefix (a field error shows the value already), and name the URL that prefix
+ * would quote.
  */
 
 import { fromGoBytes, toGoBytes } from './bytes.ts'
@@ -25,7 +26,16 @@ interface GoUrl {
 }
 
 export type GoUrlResult =
-  { readonly ok: true; readonly url: GoUrl } | { readonly ok: false; readonly error: string }
+  | { readonly ok: true; readonly url: GoUrl }
+  | {
+      readonly ok: false
+      readonly error: string
+      /**
+       * The URL Go's url.Error names in `parse "<url>": <error>`: url.Parse names the text before
+       * the first `#`, or all of it when the fragment is at fault; url.ParseRequestURI all of it.
+       */
+      readonly input: string
+    }
 
 type Mode = 'host' | 'zone' | 'userPassword' | 'path' | 'fragment'
 
@@ -34,18 +44,30 @@ class UrlError extends Error {}
 
 /** url.Parse: an absolute URL or a relative reference, with an optional `#fragment`. */
 export function parseGoUrl(text: string): GoUrlResult {
-  return attempt(() => {
-    const raw = toGoBytes(text)
-    const hash = raw.indexOf('#')
-    const url = parse(hash < 0 ? raw : raw.slice(0, hash), false)
-    const fragment = hash < 0 ? '' : raw.slice(hash + 1)
-    return fragment === '' ? url : { ...url, fragment: unescape(fragment, 'fragment') }
-  })
+  return asText(parseGoUrlBytes(text))
+}
+
+/**
+ * url.Parse with the URL's fields left as byte strings (bytes.ts), for a caller that quotes them
+ * as Go does: a host may hold an escaped byte that is not UTF-8 (`x%ff.example`), which `%q`
+ * shows as `\xff`.
+ */
+export function parseGoUrlBytes(text: string): GoUrlResult {
+  // `#` is ASCII: the text splits where its bytes do.
+  const hash = text.indexOf('#')
+  const beforeHash = hash < 0 ? text : text.slice(0, hash)
+  const parsed = attempt(beforeHash, () => parse(toGoBytes(beforeHash), false))
+  const fragment = hash < 0 ? '' : text.slice(hash + 1)
+  if (!parsed.ok || fragment === '') return parsed
+  return attempt(text, () => ({
+    ...parsed.url,
+    fragment: unescape(toGoBytes(fragment), 'fragment'),
+  }))
 }
 
 /** url.ParseRequestURI: an absolute URI or an absolute path; a `#` is not special. */
 export function parseGoRequestUri(text: string): GoUrlResult {
-  return attempt(() => parse(toGoBytes(text), true))
+  return asText(attempt(text, () => parse(toGoBytes(text), true)))
 }
 
 /** Go's URL.Hostname(): the host without port and brackets. */
@@ -56,13 +78,18 @@ export function goHostname(host: string): string {
   return name.startsWith('[') && name.endsWith(']') ? name.slice(1, -1) : name
 }
 
-function attempt(run: () => GoUrlBytes): GoUrlResult {
+/** The URL `run` parses, its fields still byte strings; a failure names `input` (url.Error). */
+function attempt(input: string, run: () => GoUrlBytes): GoUrlResult {
   try {
-    return { ok: true, url: toText(run()) }
+    return { ok: true, url: run() }
   } catch (error) {
-    if (error instanceof UrlError) return { ok: false, error: error.message }
+    if (error instanceof UrlError) return { ok: false, error: error.message, input }
     throw error
   }
+}
+
+function asText(result: GoUrlResult): GoUrlResult {
+  return result.ok ? { ok: true, url: toText(result.url) } : result
 }
 
 /** A GoUrl whose strings are still byte strings. */

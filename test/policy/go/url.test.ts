@@ -1,5 +1,10 @@
 import t from 'tap'
-import { goHostname, parseGoRequestUri, parseGoUrl } from '../../../src/policy/go/url.ts'
+import {
+  goHostname,
+  parseGoRequestUri,
+  parseGoUrl,
+  parseGoUrlBytes,
+} from '../../../src/policy/go/url.ts'
 import type { GoUrlResult } from '../../../src/policy/go/url.ts'
 import { GO_URL_CASES, SAME } from './url-cases.ts'
 import type { GoVerdict } from './url-cases.ts'
@@ -44,6 +49,37 @@ t.test('escapes are checked on the UTF-8 bytes, as Go quotes them', async (t) =>
   t.same(verdict(parseGoUrl('https://[%c3%a9::1]/')), {
     error:
       'invalid host: ParseAddr("é::1"): each colon-separated field must have at least one digit (at "é::1")',
+  })
+})
+
+t.test("an error names the URL Go's url.Error quotes", async (t) => {
+  // url.Parse quotes the text before the first `#`, unless the fragment is at fault.
+  const cases: [string, string, string][] = [
+    ['https://x%zz/#ok', 'https://x%zz/', 'invalid URL escape "%zz"'],
+    ['https://x/#%zz#', 'https://x/#%zz#', 'invalid URL escape "%zz"'],
+    ['https://x%zz/', 'https://x%zz/', 'invalid URL escape "%zz"'],
+  ]
+  for (const [input, named, error] of cases) {
+    t.same(parseGoUrl(input), { ok: false, error, input: named }, input)
+  }
+  // url.ParseRequestURI does not cut at `#`.
+  t.same(parseGoRequestUri('https://x%zz/#ok'), {
+    ok: false,
+    error: 'invalid URL escape "%zz"',
+    input: 'https://x%zz/#ok',
+  })
+})
+
+t.test('parseGoUrlBytes leaves the fields as UTF-8 bytes', async (t) => {
+  // An escaped byte that is not UTF-8 survives; the text form reads it as U+FFFD.
+  const bytes = parseGoUrlBytes('https://x%ff.caf%C3%A9/é#é')
+  t.match(bytes, {
+    ok: true,
+    url: { host: 'x\xff.caf\xc3\xa9', path: '/\xc3\xa9', fragment: '\xc3\xa9' },
+  })
+  t.match(parseGoUrl('https://x%ff.caf%C3%A9/é#é'), {
+    ok: true,
+    url: { host: 'x\ufffd.café', path: '/é', fragment: 'é' },
   })
 })
 
