@@ -12,6 +12,7 @@ import { ratchet } from '../policy/ratchet.ts'
 import { RULE_TABLE, matchesToolHiveKinds } from '../policy/rules.ts'
 import type { RuleEntry, RuleName } from '../policy/rules.ts'
 import { capStdioScale } from '../policy/stdio-scale.ts'
+import { validateCompositeToolDefinition } from '../policy/composite-tool.ts'
 import { guardDelete } from '../policy/delete-guard.ts'
 import { validateWebhookConfig } from '../policy/webhook-config.ts'
 import { WEBHOOK_TABLE } from '../policy/webhooks.ts'
@@ -43,6 +44,8 @@ const HANDLERS: { readonly [Rule in RuleName]: Handler } = {
     ),
   ),
   'webhook-config-in-use': DELETE_GUARD,
+  // Ratcheted inside the rule, which also lets every update through that leaves the spec alone.
+  'composite-tool-definition': validatingHandler(pureValidator(validateCompositeToolDefinition)),
   'delete-guard': DELETE_GUARD,
   // Warnings only, so nothing to ratchet: the CRDs state what these objects may hold.
   workload: validatingHandler({

@@ -30,7 +30,7 @@ export function ratchet(
   const warnings = [...result.warnings]
   for (const found of result.violations) {
     if (previous.has(violationKey(found)) && unchanged(oldObject, object, found.field)) {
-      warnings.push(ratchetWarning(found))
+      warnings.push(keptWarning(found))
     } else {
       violations.push(found)
     }
@@ -66,8 +66,9 @@ function unchanged(oldObject: KubeObject, object: KubeObject, field: string): bo
   return true
 }
 
-function ratchetWarning(found: FieldViolation): string {
+/** A violation let through, as a warning: `spec.x: pre-existing violation kept: Required value`. */
+export function keptWarning(found: FieldViolation, reason = 'pre-existing violation kept'): string {
   const detail = formatViolation({ ...found, field: '' })
   const prefix = found.field === '' ? '' : `${found.field}: `
-  return `${prefix}pre-existing violation kept: ${detail}`
+  return `${prefix}${reason}: ${detail}`
 }

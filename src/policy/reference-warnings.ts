@@ -47,8 +47,9 @@ export function referenceWarnings(object: KubeObject, targets: ReferenceTargets)
 
 /**
  * A VirtualMCPServer's composite tools, inline and referenced, share one name space: the operator
- * merges them and fails the whole conversion on a name used twice. Inline duplicates are its own
- * validation's to report; a referenced tool whose name is taken is warned about here, at its ref.
+ * merges them and fails the whole conversion on a name used twice. Inline duplicates are warned
+ * about with the inline tools' other findings (composite-tool.ts); a referenced tool whose name is
+ * taken is warned about here, at its ref.
  */
 export function compositeToolNameWarnings(object: KubeObject, targets: ReferenceTargets): string[] {
   // Each name's first holder: an inline tool (`spec.config.compositeTools[0]`), or a ref.

@@ -134,6 +134,16 @@ export const RULE_TABLE = [
     summary: 'an MCPWebhookConfig is not deleted from under the workloads that reference it',
   },
   {
+    // Nothing else checks a workflow before a vmcp pod fails to start on it: its CRD holds no rule.
+    name: 'composite-tool-definition',
+    webhook: 'compositeTools',
+    operations: ['CREATE', 'UPDATE'],
+    matches: toolHiveKinds((entry) => entry.kind === KIND.VirtualMCPCompositeToolDefinition),
+    severity: 'high',
+    actions: DENY,
+    summary: 'a VirtualMCPCompositeToolDefinition is a workflow the vmcp can load and run',
+  },
+  {
     // The delete guard of every other referenced kind: a new refusal of deletes users make
     // today, so it warns and audits until a team sets it to deny (docs/rollout.md).
     name: 'delete-guard',

@@ -8,7 +8,13 @@
 
 /** The webhook's key under `webhooks:` in the chart's values. */
 export type WebhookId =
-  'deployments' | 'deploymentsScale' | 'runConfigs' | 'webhookConfigs' | 'workloads' | 'deletes'
+  | 'deployments'
+  | 'deploymentsScale'
+  | 'runConfigs'
+  | 'webhookConfigs'
+  | 'compositeTools'
+  | 'workloads'
+  | 'deletes'
 
 /** A label selector, as the webhook configuration's `objectSelector` holds it. */
 type ObjectSelector =
@@ -170,6 +176,26 @@ export const WEBHOOK_TABLE = [
     comment: [
       'MCPWebhookConfig validation (CREATE and UPDATE). failurePolicy Fail: an invalid',
       'webhook-middleware config must never reach the cluster.',
+    ],
+  },
+  {
+    id: 'compositeTools',
+    name: 'compositetools.mcp-admission.toolhive.stacklok.dev',
+    path: 'validate',
+    failurePolicy: 'Ignore',
+    allowsFail: false,
+    timeoutSeconds: 5,
+    valuesComment: [
+      '-- VirtualMCPCompositeToolDefinition validation. Always Ignore, even with its rule at Deny:',
+      'the status reconciler marks what gets through Invalid, and no write waits on this service.',
+    ],
+    comment: [
+      'VirtualMCPCompositeToolDefinition validation (CREATE and UPDATE): a workflow the vmcp could',
+      'not load (a dependsOn cycle, a duplicate step id, a tool step without a tool). failurePolicy',
+      'always Ignore, even where its rule denies: a definition admitted while the service is down',
+      'is still judged, by the status reconciler (status.validationStatus Invalid, which the',
+      'operator reads before it uses the definition), so failing open only moves the refusal from',
+      'the write to the status; and no ToolHive write waits on this service being up.',
     ],
   },
   {

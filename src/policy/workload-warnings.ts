@@ -10,6 +10,7 @@
 import { isRecord } from './kube/object.ts'
 import type { KubeObject } from './kube/object.ts'
 import { KIND, toolHiveKind } from './kinds.ts'
+import { inlineCompositeToolWarnings } from './composite-tool.ts'
 import { cappedTransportOf } from './proxy-owner.ts'
 import { compositeToolNameWarnings, referenceWarnings } from './reference-warnings.ts'
 import type { ReferenceTargets } from './reference-warnings.ts'
@@ -37,6 +38,7 @@ export function workloadWarnings(input: ValidationInput, facts: WorkloadFacts): 
   if (entry === undefined) return []
   const warnings = entry.proxy ? replicaWarnings(object) : []
   if (entry.remoteUrlGuard) warnings.push(...remoteUrlWarnings(object))
+  if (object.kind === KIND.VirtualMCPServer) warnings.push(...inlineCompositeToolWarnings(object))
   const { targets } = facts
   if (targets === undefined) return warnings
   warnings.push(...referenceWarnings(object, targets))

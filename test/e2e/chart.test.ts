@@ -166,7 +166,7 @@ t.test('the chart renders the objects kustomize renders, for the same settings',
     normalise(await template('--set', 'webhooks.workloads.timeoutSeconds=7')),
   )
   t.same(changed, [
-    'ValidatingWebhookConfiguration//mcp-admission.webhooks[1].timeoutSeconds: kustomize 5, chart 7',
+    'ValidatingWebhookConfiguration//mcp-admission.webhooks[2].timeoutSeconds: kustomize 5, chart 7',
   ])
   t.comment(
     `compared after removing only labels ${Object.keys(HELM_ONLY_LABELS).join(', ')} and kinds ${Object.keys(KUSTOMIZE_ONLY_KINDS).join(', ')}`,

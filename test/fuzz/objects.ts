@@ -614,6 +614,81 @@ export const webhookConfig: fc.Arbitrary<KubeObject> = kubeObject(
   },
 )
 
+const stepId = fc.constantFrom('a', 'b', 'c', '', 'A')
+/** Templates: references to step outputs, other fields, some that do not parse, any text. */
+const template = fc.oneof(
+  fc.constantFrom(
+    '{{.steps.a.output.x}}',
+    '{{.steps.b.output.y | json}}',
+    '{{if .steps.c.output.z}}yes{{end}}',
+    '{{.params.p}}',
+    '{{.steps.a.output.x',
+    '{{nope .x}}',
+    '',
+  ),
+  text,
+)
+const toolName = fc.constantFrom('fetch', 'workload.tool_name', 'a b', '-x', '')
+const arguments_ = dict(key, fc.oneof(template, anyJson), 3)
+const innerStep = obj({
+  type: field(fc.constantFrom('tool', 'elicitation', '')),
+  tool: field(toolName),
+  arguments: field(arguments_),
+  timeout: field(fc.constantFrom('1m', '', '5d')),
+})
+const compositeStep = obj({
+  id: field(stepId),
+  type: field(fc.constantFrom('tool', 'elicitation', 'forEach', 'shell', '')),
+  tool: field(toolName),
+  message: field(template),
+  condition: field(template),
+  arguments: field(arguments_),
+  dependsOn: field(list(stepId, 3)),
+  onError: field(
+    obj({
+      action: field(fc.constantFrom('abort', 'continue', 'retry', 'skip')),
+      retryCount: field(number),
+    }),
+  ),
+  onDecline: field(obj({ action: field(fc.constantFrom('abort', 'skip_remaining', '', 'x')) })),
+  onCancel: field(obj({ action: field(fc.constantFrom('continue', 'x')) })),
+  defaultResults: field(dict(fc.constantFrom('x', 'y', 'z'), anyJson, 2)),
+  collection: field(template),
+  itemVar: field(fc.constantFrom('item', 'index', '2x', '')),
+  maxParallel: field(number),
+  maxIterations: field(number),
+  step: field(innerStep),
+  timeout: field(fc.constantFrom('1m', '-1s', '5d', '')),
+  schema: field(anyObject),
+})
+const outputProperty = obj({
+  type: field(fc.constantFrom('string', 'object')),
+  description: field(text),
+  value: field(template),
+  properties: field(dict(fc.constantFrom('p', 'q'), obj({ value: field(template) }), 2)),
+})
+
+/** Near-valid VirtualMCPCompositeToolDefinitions: steps that name each other, some in cycles. */
+export const compositeToolDefinition: fc.Arbitrary<KubeObject> = kubeObject(
+  fc.constantFrom(`${TOOLHIVE_GROUP}/v1beta1`, `${TOOLHIVE_GROUP}/v1alpha1`),
+  fc.constant('VirtualMCPCompositeToolDefinition'),
+  {
+    spec: field(
+      obj({
+        name: field(text),
+        description: field(text),
+        timeout: field(fc.constantFrom('3m', '-1s', '0s')),
+        parameters: field(anyObject),
+        steps: field(list(compositeStep, 5)),
+        output: field(
+          obj({ properties: field(dict(fc.constantFrom('p', 'q'), outputProperty, 2)) }),
+        ),
+      }),
+    ),
+    status: field(anyJson),
+  },
+)
+
 /** Near-valid autoscaling/v1 Scales. */
 export const scale: fc.Arbitrary<KubeObject> = kubeObject(
   fc.constant('autoscaling/v1'),

@@ -37,11 +37,16 @@ import {
 import { capStdioScale } from '../../src/policy/stdio-scale.ts'
 import type { ScaleFacts } from '../../src/policy/stdio-scale.ts'
 import { validateWebhookConfig } from '../../src/policy/webhook-config.ts'
+import {
+  compositeToolDefinitionErrors,
+  validateCompositeToolDefinition,
+} from '../../src/policy/composite-tool.ts'
 import { workloadWarnings } from '../../src/policy/workload-warnings.ts'
 import type { WorkloadFacts } from '../../src/policy/workload-warnings.ts'
 import type { ViewKind } from '../../src/cluster/view.ts'
 import {
   arbitraryObject,
+  compositeToolDefinition,
   configMap,
   currentStatus,
   deployment,
@@ -244,6 +249,37 @@ export const POLICY_PROPERTIES: readonly FuzzProperty[] = [
           'validateWebhookConfig',
         )
       }),
+  },
+  {
+    name: 'validateCompositeToolDefinition: never throws, deterministic, pure, ratchets',
+    runs: 200,
+    property: () =>
+      fc.property(
+        nearOrAny(compositeToolDefinition),
+        fc.option(nearOrAny(compositeToolDefinition), { nil: undefined }),
+        operation,
+        (object, old, op) => {
+          const what = 'validateCompositeToolDefinition'
+          const input: ValidationInput = { operation: op, object, oldObject: old }
+          wellBehavedValidation(input, validateCompositeToolDefinition, what)
+          const same = validateCompositeToolDefinition({
+            operation: 'UPDATE',
+            object,
+            oldObject: clone(object),
+          })
+          check(same.violations.length === 0, () => `${what}: an unchanged UPDATE is denied`)
+          const errors = compositeToolDefinitionErrors(clone(object))
+          const plain = validateCompositeToolDefinition({
+            operation: 'CREATE',
+            object,
+            oldObject: undefined,
+          })
+          check(
+            errors.length === plain.violations.length,
+            () => `${what}: the status errors are not the violations`,
+          )
+        },
+      ),
   },
   {
     name: 'workloadWarnings: never throws, deterministic, pure',

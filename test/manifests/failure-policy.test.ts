@@ -46,6 +46,7 @@ const ALL_FAIL = {
   deploymentsScale: 'Fail',
   runConfigs: 'Fail',
   webhookConfigs: 'Fail',
+  compositeTools: 'Ignore',
   workloads: 'Ignore',
   deletes: 'Ignore',
 } satisfies Record<WebhookId, 'Fail' | 'Ignore'>
@@ -55,15 +56,20 @@ t.test('by default every webhook that may fail closed does', async (t) => {
   t.same(policies(settings(['Deny', 'Audit'])), ALL_FAIL)
 })
 
-t.test('the deletes and workloads webhooks never fail closed, whatever is set', async (t) => {
-  for (const chart of [
-    settings(['Deny'], { 'delete-guard': ['Deny'], 'webhook-config-in-use': ['Deny', 'Audit'] }),
-    settings(['Warn'], { 'delete-guard': ['Deny'], workload: ['Warn', 'Audit'] }),
-  ]) {
-    t.equal(policies(chart)['deletes'], 'Ignore')
-    t.equal(policies(chart)['workloads'], 'Ignore')
-  }
-})
+t.test(
+  'the deletes, compositeTools and workloads webhooks never fail closed, whatever is set',
+  async (t) => {
+    for (const chart of [
+      settings(['Deny'], { 'delete-guard': ['Deny'], 'webhook-config-in-use': ['Deny', 'Audit'] }),
+      settings(['Warn'], { 'delete-guard': ['Deny'], workload: ['Warn', 'Audit'] }),
+      settings(['Warn'], { 'composite-tool-definition': ['Deny'] }),
+    ]) {
+      t.equal(policies(chart)['deletes'], 'Ignore')
+      t.equal(policies(chart)['compositeTools'], 'Ignore')
+      t.equal(policies(chart)['workloads'], 'Ignore')
+    }
+  },
+)
 
 t.test('a validating webhook fails closed while one of its rules denies', async (t) => {
   t.equal(policies(settings(['Warn', 'Audit']))['webhookConfigs'], 'Ignore', 'watching')

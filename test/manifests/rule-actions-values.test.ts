@@ -39,6 +39,7 @@ t.test(
       ['stdio-scale', 'validationActions', 'Deny, Warn, Audit'],
       ['webhook-config', 'validationActions', 'Deny, Warn, Audit'],
       ['webhook-config-in-use', 'validationActions', 'Deny, Warn, Audit'],
+      ['composite-tool-definition', 'validationActions', 'Deny, Warn, Audit'],
       ['delete-guard', '[Warn, Audit]', 'Deny, Warn, Audit'],
       ['workload', '[Warn]', 'Warn, Audit'],
     ])

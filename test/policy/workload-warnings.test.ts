@@ -16,6 +16,13 @@ const HOOKS_MISSING =
 const THREE_NO_REDIS =
   'spec.replicas: 3 replicas without redis sessionStorage; sessions are not shared across replicas'
 
+/** An inline composite tool the operator accepts. */
+const inlineTool = (name: string) => ({
+  name,
+  description: `${name} it`,
+  steps: [{ id: 'run', type: 'tool', tool: `${name}.run` }],
+})
+
 function workload(spec: unknown, kind: string = 'MCPServer', version = 'v1beta1'): KubeObject {
   return {
     apiVersion: `toolhive.stacklok.dev/${version}`,
@@ -382,7 +389,7 @@ t.test(
       {
         groupRef: { name: 'g' },
         config: {
-          compositeTools: [{ name: 'deploy' }, { name: 'release' }],
+          compositeTools: [inlineTool('deploy'), inlineTool('release')],
           compositeToolRefs: [{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'gone' }],
         },
       },
@@ -405,6 +412,35 @@ t.test(
         'spec.config.compositeToolRefs[0].name: tool "deploy" is also defined by spec.config.compositeTools[0]: the operator fails to reconcile it',
         'spec.config.compositeToolRefs[2].name: tool "triage" is also defined by spec.config.compositeToolRefs[1].name: the operator fails to reconcile it',
       ],
+    )
+  },
+)
+
+t.test(
+  'inline composite tools of a VirtualMCPServer: what the operator will fail it for',
+  async (t) => {
+    const tools = (...compositeTools: unknown[]) =>
+      workload({ groupRef: { name: 'g' }, config: { compositeTools } }, 'VirtualMCPServer')
+    t.same(warnings(tools(inlineTool('deploy'), inlineTool('release'))), [], 'valid tools')
+    const broken = {
+      ...inlineTool('deploy'),
+      steps: [
+        { id: 'build', type: 'tool', tool: 'make.build', dependsOn: ['test'] },
+        { id: 'test', type: 'tool', tool: 'make.test', dependsOn: ['build'] },
+      ],
+    }
+    const found = warnings(tools(inlineTool('deploy'), broken), {}, 'UPDATE')
+    t.same(found, [
+      'spec.config.compositeTools[1] is invalid: the operator will fail this VirtualMCPServer (Valid=False)',
+      'spec.config.compositeTools[1].name: Duplicate value: "deploy"',
+      'spec.config.compositeTools[1].steps[0].dependsOn: Forbidden: dependency cycle detected: build -> test -> build',
+    ])
+    t.same(renderWarnings(found), found, 'each within the 120 characters a warning may have')
+    t.ok(found.every((warning) => warning.length <= MESSAGE_LIMITS.warningChars))
+    t.same(
+      warnings(workload({ config: { compositeTools: [broken] } }, 'MCPServer')),
+      [],
+      'only a VirtualMCPServer has them',
     )
   },
 )

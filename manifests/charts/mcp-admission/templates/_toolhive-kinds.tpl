@@ -21,6 +21,17 @@ The ToolHive rules of the `webhookConfigs` webhook (MCPWebhookConfig).
 {{- end -}}
 
 {{- /*
+The ToolHive rules of the `compositeTools` webhook (VirtualMCPCompositeToolDefinition).
+*/ -}}
+{{- define "mcp-admission.toolhive.webhookRules.compositeTools" -}}
+- apiGroups: [toolhive.stacklok.dev]
+  apiVersions: [v1beta1, v1alpha1]
+  resources: [virtualmcpcompositetooldefinitions]
+  operations: [CREATE, UPDATE]
+  scope: Namespaced
+{{- end -}}
+
+{{- /*
 The ToolHive rules of the `workloads` webhook (MCPServer, MCPRemoteProxy, VirtualMCPServer, MCPServerEntry).
 */ -}}
 {{- define "mcp-admission.toolhive.webhookRules.workloads" -}}
