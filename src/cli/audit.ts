@@ -23,18 +23,14 @@ import { trimForView } from '../cluster/trim.ts'
 import type { ClusterCredentials } from '../cluster/cluster-credentials.ts'
 import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import { errorMessage } from '../policy/messages/render.ts'
 import { RUNCONFIG_COMPONENTS, RUNCONFIG_COMPONENT_LABEL } from '../policy/names.ts'
 import { admit } from './admit-object.ts'
 import { AuditSummary, findingOf } from './audit-findings.ts'
 import { auditWriter } from './audit-output.ts'
 import type { AuditOutput } from './audit-output.ts'
-import { EXIT, UsageError } from './io.ts'
+import { clusterCredentials, unreachable } from './cluster-command.ts'
+import { EXIT } from './io.ts'
 import type { CliIo } from './io.ts'
-import { createLogger } from './logger.ts'
-import { loadClusterCredentials } from './kubeconfig.ts'
-import { commandCredentials } from './serve-config.ts'
-import { StartupError } from './startup-errors.ts'
 import { auditProgress } from './audit-progress.ts'
 
 interface AuditOptions {
@@ -50,7 +46,7 @@ const RUNCONFIG_SELECTOR = `${RUNCONFIG_COMPONENT_LABEL} in (${RUNCONFIG_COMPONE
 const PROXY_SELECTOR = 'toolhive=true'
 
 export async function auditCommand(options: AuditOptions, io: CliIo): Promise<number> {
-  const credentials = await credentialsFor(options, io)
+  const credentials = await clusterCredentials('audit', options.kubeconfig, io)
   const api = new KubeApi(credentials, { requestTimeoutMs: REQUEST_TIMEOUT_MS })
   const progress = auditProgress(io.stderr)
   try {
@@ -133,33 +129,4 @@ function liveOnly(kind: 'ConfigMap' | 'Deployment'): ViewResource {
   const resource = LIVE_ONLY_RESOURCES.find((each) => each.kind === kind)
   if (!resource) throw new Error(`no resource for ${kind}`)
   return resource
-}
-
-/** The cluster to read, from the flag, KUBECONFIG or the pod; a one-line usage error otherwise. */
-async function credentialsFor(options: AuditOptions, io: CliIo): Promise<ClusterCredentials> {
-  const { credentials, errors } = commandCredentials(options.kubeconfig, io.env)
-  if (errors.length > 0) throw new UsageError(errors.join('; '))
-  if (!credentials)
-    throw new UsageError(
-      'audit needs a cluster: --kubeconfig FILE, KUBECONFIG, or in-cluster credentials in a pod',
-    )
-  try {
-    return await loadClusterCredentials(credentials, {
-      logger: createLogger('silent', io.stderr),
-      serviceAccountDir: io.serviceAccountDir,
-      env: io.env,
-      execTimeoutMs: io.execTimeoutMs,
-    })
-  } catch (error) {
-    if (error instanceof StartupError) throw new UsageError(error.message)
-    throw error
-  }
-}
-
-/** A read that failed: one line naming the server and what could not be read (exit 2). */
-function unreachable(credentials: ClusterCredentials, what: string, error: unknown): UsageError {
-  const reason = errorMessage(error)
-    .replace(/^GET [^:\s]*: /, '')
-    .replace(/\s*\n\s*/g, ' ')
-  return new UsageError(`cannot ${what} from ${credentials.server}: ${reason}`)
 }

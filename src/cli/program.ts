@@ -1,4 +1,7 @@
-/** The command line: `serve` (default), `review`, `check` and `audit`, with exit codes 0/1/2. */
+/**
+ * The command line: `serve` (default), `review`, `check`, `audit` and `release-status`, with exit
+ * codes 0/1/2.
+ */
 
 import { Command, CommanderError, Option } from 'commander'
 import { readFileSync } from 'node:fs'
@@ -15,6 +18,7 @@ import type { CheckOutput } from './check.ts'
 import { CRD_SOURCES_HELP, OBJECT_FILES_HELP } from './files-help.ts'
 import { EXIT, UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
+import { releaseStatusCommand } from './release-status.ts'
 import { reviewCommand } from './review.ts'
 import { serveCommand } from './serve.ts'
 import { DURATIONS_HELP, SERVE_SETTINGS, settingHelp, settingOf } from './serve-settings.ts'
@@ -216,6 +220,21 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     )
     .action(async (options: { kubeconfig?: string; output: AuditOutput }) => {
       exitCode = await auditCommand(options, io)
+    })
+
+  program
+    .command('release-status')
+    .description(
+      'before uninstalling: remove the validationStatus the reconciler wrote (VirtualMCPCompositeToolDefinition); exit 1 if a write failed',
+    )
+    .addOption(
+      new Option(
+        '--kubeconfig <file>',
+        'kubeconfig of the cluster (default: KUBECONFIG, else in-cluster credentials)',
+      ),
+    )
+    .action(async (options: { kubeconfig?: string }) => {
+      exitCode = await releaseStatusCommand(options, io)
     })
 
   const unknown = unknownCommand(program, argv)

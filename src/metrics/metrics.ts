@@ -168,7 +168,7 @@ export function createMetrics(): Metrics {
     }),
     statusFieldsYielded: new Counter({
       name: 'mcp_admission_status_fields_yielded_total',
-      help: 'Status conditions left to another field manager that owns them, by kind and condition type (counted per reconcile).',
+      help: 'Status conditions (or validationStatus fields) left to another field manager that owns them, by kind and condition type or field (counted per reconcile).',
       labelNames: ['kind', 'condition'],
       registers: [registry],
     }),

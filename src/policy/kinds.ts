@@ -12,6 +12,12 @@ export const TOOLHIVE_GROUP = 'toolhive.stacklok.dev'
 /** A status condition the reconciler stamps (`status-conditions.ts`, DESIGN §6). */
 export type StatusRule = 'stdioReplicaCap' | 'sessionStorage' | 'valid'
 
+/**
+ * A rule that judges a whole object into `status.validationStatus` and `status.validationErrors`
+ * (`composite-status.ts`): the reconciler writes `Invalid` with the errors, never `Valid`.
+ */
+export type ValidationStatusRule = 'compositeToolDefinition'
+
 /** What a kind's proxy Deployment carries (docs/enforcement.md), for the kinds that own one. */
 export interface ProxyFacts {
   /** The suffix of the RunConfig ConfigMap's name after the workload's. */
@@ -87,6 +93,11 @@ export interface ToolHiveKindEntry {
   readonly whenNotServed: string
   /** The conditions the reconciler stamps, in the order it writes them. */
   readonly conditions: readonly StatusRule[]
+  /**
+   * The rule whose violations the reconciler writes as `status.validationStatus: Invalid` (only
+   * for a kind without conditions: one status write per change).
+   */
+  readonly validationStatus?: ValidationStatusRule
   /** `check` admits lower ranks first: a config before the workloads that reference it. */
   readonly checkRank: number
 }
@@ -388,9 +399,14 @@ export const TOOLHIVE_KIND_TABLE = [
     ...REFERENCED_ONLY,
     kind: 'VirtualMCPCompositeToolDefinition',
     plural: 'virtualmcpcompositetooldefinitions',
-    // The tool's name: a VirtualMCPServer's inline and referenced tools share one name space.
-    view: { keep: ['spec.name'], readinessWaits: false },
-    whenNotServed: 'no compositeToolRefs warnings',
+    // The whole spec is judged (its name too: a VirtualMCPServer's inline and referenced tools
+    // share one name space), and the reconciler compares what it would write with what is stored.
+    view: {
+      keep: ['spec', 'status.validationStatus', 'status.validationErrors'],
+      readinessWaits: false,
+    },
+    whenNotServed: 'no compositeToolRefs warnings, and no validationStatus is written',
+    validationStatus: 'compositeToolDefinition',
     checkRank: RANK.config,
   },
   {
@@ -419,10 +435,23 @@ export const WORKLOAD_KINDS: readonly WorkloadKind[] = TOOLHIVE_KIND_TABLE.flatM
   'proxy' in entry ? [entry.kind] : [],
 )
 
+/** The kinds whose status is a validation verdict the reconciler writes (`validationStatus`). */
+export const VALIDATION_STATUS_KINDS: readonly ToolHiveKind[] = TOOLHIVE_KIND_TABLE.flatMap(
+  (entry) => ('validationStatus' in entry ? [entry.kind] : []),
+)
+
 /** The kinds whose proxy has a transport cap: only their proxies' Scales are capped. */
 export const TRANSPORT_CAPPED_KINDS: readonly WorkloadKind[] = TOOLHIVE_KIND_TABLE.flatMap(
   (entry) => ('proxy' in entry && 'transportCap' in entry.proxy ? [entry.kind] : []),
 )
+
+/**
+ * Whether the reconciler writes any status of the kind (conditions or `validationStatus`): its
+ * status subresource is what the chart lets the service patch.
+ */
+export function writesStatus(entry: ToolHiveKindEntry): boolean {
+  return entry.conditions.length > 0 || entry.validationStatus !== undefined
+}
 
 export function isToolHiveKind(kind: unknown): kind is ToolHiveKind {
   return (TOOLHIVE_KINDS as readonly unknown[]).includes(kind)

@@ -1,7 +1,8 @@
 /**
  * reconcile(key), in three named steps with one outcome value:
  * 1. `staleTarget`: from the cached object, is any of this controller's conditions missing or
- *    stale (policy/status-conditions.ts)? Most keys end here, without a request.
+ *    stale (policy/status-conditions.ts), or its validation status (policy/composite-status.ts)?
+ *    Most keys end here, without a request.
  * 2. `readLive` + `planConditions`: read the object live, with its managedFields, and keep the
  *    conditions that are the reconciler's to write (absent, or wholly its own:
  *    policy/kube/field-ownership.ts). A condition the operator writes itself is left to it, so
@@ -9,6 +10,8 @@
  *    not, they are stamped.
  * 3. `applyConditions`: server-side apply; a conflict (an owner appeared between the read and the
  *    write) drops the named conditions and tries again.
+ * A kind with a validation status instead of conditions takes steps 2 and 3 in
+ * validation-status.ts.
  */
 
 import type { Logger } from 'pino'
@@ -23,7 +26,8 @@ import {
   conditionTypesToLeave,
   conflictingConditionTypes,
 } from '../policy/kube/field-ownership.ts'
-import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
+import { desiredValidationStatus, validationStatusNeedsWrite } from '../policy/composite-status.ts'
+import { TOOLHIVE_KIND_TABLE, entryOf, writesStatus } from '../policy/kinds.ts'
 import type { ToolHiveKind } from '../policy/kinds.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
@@ -31,10 +35,11 @@ import { errorMessage } from '../policy/messages/render.ts'
 import { desiredStatus, mergeConditions, statusNeedsWrite } from '../policy/status-conditions.ts'
 import type { DesiredStatus } from '../policy/status-conditions.ts'
 import { FIELD_MANAGER, applyStatus } from './status-client.ts'
+import { reconcileValidationStatus } from './validation-status.ts'
 
-/** The kinds whose status this controller stamps: those with conditions in the kind table. */
+/** The kinds whose status this controller writes: conditions or a validation status. */
 export const RECONCILED_KINDS: readonly ToolHiveKind[] = TOOLHIVE_KIND_TABLE.flatMap((entry) =>
-  entry.conditions.length > 0 ? [entry.kind] : [],
+  writesStatus(entry) ? [entry.kind] : [],
 )
 
 /**
@@ -45,6 +50,8 @@ export type ReconcileOutcome =
   /** Nothing of ours to write: current already, gone, or every condition left to its owner. */
   | { readonly result: 'unchanged' }
   | { readonly result: 'written'; readonly conditions: readonly string[] }
+  /** `Invalid` written, or the reconciler's own `Invalid` removed (validation-status.ts). */
+  | { readonly result: 'written'; readonly validationStatus: 'Invalid' | 'removed' }
   /** Leadership ended: whether a write landed is the next leader's to find out. */
   | { readonly result: 'abandoned' }
   /** The API server refused the write itself (not a conflict): retrying would not help. */
@@ -60,7 +67,7 @@ const REQUEST_DEADLINE_MS = 5_000
 const UNCHANGED = { result: 'unchanged' } as const
 const ABANDONED = { result: 'abandoned' } as const
 
-interface ReconcileDeps {
+export interface ReconcileDeps {
   readonly api: Pick<KubeApi, 'get' | 'write'>
   /** The cache, and where each kind is served now (its status is read and applied there). */
   readonly view: Pick<KubeView, 'cached' | 'resourceOf'>
@@ -69,7 +76,7 @@ interface ReconcileDeps {
   readonly leadership: AbortSignal
   readonly now?: () => string
   readonly onWrite?: (kind: string) => void
-  /** Called with each condition type left to another field manager. */
+  /** Called with each condition type, or status field, left to another field manager. */
   readonly onYield?: (kind: string, conditionType: string) => void
 }
 
@@ -78,6 +85,8 @@ interface Target {
   readonly text: string
   readonly key: ObjectKey & { readonly kind: ToolHiveKind }
   readonly resource: ViewResource
+  /** The kind's status is a validation verdict (validation-status.ts), not conditions. */
+  readonly validation: boolean
 }
 
 /** The conditions to apply, and those to send back untouched. */
@@ -102,6 +111,7 @@ export function createReconcile(deps: ReconcileDeps): (key: string) => Promise<R
     if (leadershipLost(deps)) return ABANDONED
     if ('error' in read) return { result: 'retry', error: read.error }
     if (!read.live) return UNCHANGED
+    if (target.validation) return reconcileValidationStatus(deps, target, read.live, bounded)
     const plan = planConditions(read.live)
     for (const type of plan.yielded) deps.onYield?.(target.key.kind, type)
     return applyConditions(deps, target, read.live, plan, now, bounded)
@@ -113,7 +123,11 @@ function leadershipLost(deps: Pick<ReconcileDeps, 'leadership'>): boolean {
   return deps.leadership.aborted
 }
 
-/** Step 1: the key, when its cached object lacks a condition of ours or holds a stale one. */
+/**
+ * Step 1: the key, when its cached object lacks a condition of ours or holds a stale one, or its
+ * stored validation status is not what its rule says (or is an `Invalid` that may be ours to
+ * remove).
+ */
 async function staleTarget(view: ReconcileDeps['view'], text: string): Promise<Target | undefined> {
   const key = parseKeyString(text, RECONCILED_KINDS)
   // A kind no longer served has no objects left to stamp.
@@ -121,8 +135,16 @@ async function staleTarget(view: ReconcileDeps['view'], text: string): Promise<T
   if (!key || !resource) return undefined
   // The cache has no managedFields: it only says whether a closer look is worth a read.
   const cached = await view.cached(key)
-  const wanted = cached && desiredStatus(cached)
-  return wanted && statusNeedsWrite(cached.status, wanted) ? { text, key, resource } : undefined
+  if (!cached) return undefined
+  const validation = entryOf(key.kind).validationStatus !== undefined
+  if (validation)
+    return validationStatusNeedsWrite(cached.status, desiredValidationStatus(cached))
+      ? { text, key, resource, validation }
+      : undefined
+  const wanted = desiredStatus(cached)
+  return wanted && statusNeedsWrite(cached.status, wanted)
+    ? { text, key, resource, validation }
+    : undefined
 }
 
 /** Step 2a: the object as the API server holds it, managedFields included. */

@@ -7,7 +7,7 @@ import t from 'tap'
 import { runCli } from '../helpers/cli.ts'
 
 const UNKNOWN = (name: string): string =>
-  `mcp-admission: unknown command '${name}' (commands: serve, review, check, audit; see --help)\n`
+  `mcp-admission: unknown command '${name}' (commands: serve, review, check, audit, release-status; see --help)\n`
 
 t.test('an unknown command is named and the commands listed (exit 2)', async (t) => {
   for (const args of [['chek', 'x'], ['chek'], ['frobnicate', '--objects', 'x']]) {

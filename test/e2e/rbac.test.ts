@@ -24,6 +24,8 @@ const cases: [string, string, string, boolean][] = [
   ['get', 'deployments.apps', 'team-a', true],
   ['patch', 'mcpservers.toolhive.stacklok.dev/status', 'team-a', true],
   ['patch', 'mcpwebhookconfigs.toolhive.stacklok.dev/status', 'team-a', true],
+  // validationStatus: Invalid (policy/composite-status.ts).
+  ['patch', 'virtualmcpcompositetooldefinitions.toolhive.stacklok.dev/status', 'team-a', true],
   ['create', 'leases.coordination.k8s.io', SERVICE_NAMESPACE, true],
   // Namespaces are listed and watched for whether each is terminating (the delete guard).
   ['get', 'namespaces', '', true],
@@ -36,6 +38,7 @@ const cases: [string, string, string, boolean][] = [
   ['update', 'mcpservers.toolhive.stacklok.dev', 'team-a', false],
   ['patch', 'mcpservers.toolhive.stacklok.dev', 'team-a', false],
   ['delete', 'mcpwebhookconfigs.toolhive.stacklok.dev', 'team-a', false],
+  ['patch', 'virtualmcpcompositetooldefinitions.toolhive.stacklok.dev', 'team-a', false],
   // RunConfig ConfigMaps are read one at a time: no list or watch of every ConfigMap's data.
   ['list', 'configmaps', '', false],
   ['watch', 'configmaps', '', false],

@@ -11,7 +11,7 @@
 
 import { OPERATIONS } from '../../src/admission/review.ts'
 import type { Operation } from '../../src/admission/review.ts'
-import { TOOLHIVE_KIND_TABLE } from '../../src/policy/kinds.ts'
+import { TOOLHIVE_KIND_TABLE, writesStatus } from '../../src/policy/kinds.ts'
 import type { ToolHiveKindEntry } from '../../src/policy/kinds.ts'
 import { RULE_TABLE, matchesToolHiveKinds } from '../../src/policy/rules.ts'
 import type { RuleEntry } from '../../src/policy/rules.ts'
@@ -212,7 +212,7 @@ export function kindsTemplate(
   })
 
   const list = (values: readonly string[]) => values.map((value) => `- ${value}`).join('\n')
-  const stamped = table.filter((entry) => entry.conditions.length > 0)
+  const stamped = table.filter(writesStatus)
   const rbac = [
     define(
       TEMPLATE_NAMES.resources,
@@ -221,7 +221,7 @@ export function kindsTemplate(
     ),
     define(
       TEMPLATE_NAMES.statusResources,
-      'The status subresource of every kind with conditions to stamp (the reconciler).',
+      'The status subresource of every kind whose status the reconciler writes.',
       list(stamped.map((entry) => `${entry.plural}/status`)),
     ),
   ]

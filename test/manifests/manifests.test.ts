@@ -15,7 +15,7 @@ import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
-import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE } from '../../src/policy/kinds.ts'
+import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE, writesStatus } from '../../src/policy/kinds.ts'
 import type { ToolHiveKindEntry } from '../../src/policy/kinds.ts'
 import { RULE_TABLE } from '../../src/policy/rules.ts'
 import { WEBHOOK_TABLE } from '../../src/policy/webhooks.ts'
@@ -247,7 +247,7 @@ if (!full) {
 
     t.test(`${name}: RBAC covers exactly the kind table's ToolHive resources`, async (t) => {
       // Every resource and verb granted in the group, against what the view reads (every kind) and
-      // the reconciler writes (the status of every kind with conditions); nothing else.
+      // the reconciler writes (the status subresource of every kind it writes); nothing else.
       const granted = objects
         .filter((o) => o['kind'] === 'ClusterRole' || o['kind'] === 'Role')
         .flatMap((role) => role['rules'] as Any[])
@@ -260,7 +260,7 @@ if (!full) {
         .sort()
       const expected = TOOLHIVE_KIND_TABLE.flatMap((entry) => [
         ...['get', 'list', 'watch'].map((verb) => `${entry.plural} ${verb}`),
-        ...(entry.conditions.length > 0
+        ...(writesStatus(entry)
           ? ['get', 'patch'].map((verb) => `${entry.plural}/status ${verb}`)
           : []),
       ]).sort()

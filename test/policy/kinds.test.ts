@@ -1,7 +1,7 @@
 /**
  * The kind table (src/policy/kinds.ts) is what the rest of the service reads: for every entry the
  * routes answer its writes, the view lists and watches it, the reconciler stamps its conditions
- * and synthesised requests name its resource. A kind added to the table is served by all of them.
+ * (or its validation status) and synthesised requests name its resource. A kind added to the table is served by all of them.
  */
 
 import t from 'tap'
@@ -9,9 +9,15 @@ import { requestFor, resourceOf } from '../../src/admission/request.ts'
 import { productRoutes } from '../../src/admission/routes.ts'
 import { Router } from '../../src/admission/router.ts'
 import { VIEW_RESOURCES, resourcePath } from '../../src/cluster/resources.ts'
+import { trimForView } from '../../src/cluster/trim.ts'
 import { effectiveContentChecksum } from '../../src/policy/content-checksum.ts'
 import { generationEnvEntry } from '../../src/policy/generation-env.ts'
-import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE, WORKLOAD_KINDS } from '../../src/policy/kinds.ts'
+import {
+  TOOLHIVE_GROUP,
+  TOOLHIVE_KIND_TABLE,
+  VALIDATION_STATUS_KINDS,
+  WORKLOAD_KINDS,
+} from '../../src/policy/kinds.ts'
 import { RULE_TABLE } from '../../src/policy/rules.ts'
 import type { KindTable, ToolHiveKindEntry } from '../../src/policy/kinds.ts'
 import { parsePathPattern } from '../../src/policy/kube/path-patterns.ts'
@@ -64,7 +70,11 @@ for (const entry of TOOLHIVE_KIND_TABLE) {
       view && resourcePath(view, { namespace: 'team', name: 'x' }),
       `/apis/${TOOLHIVE_GROUP}/${entry.versions[0]}/namespaces/team/${entry.plural}/x`,
     )
-    t.equal(RECONCILED_KINDS.includes(entry.kind), entry.conditions.length > 0)
+    const validated = (entry as ToolHiveKindEntry).validationStatus !== undefined
+    t.equal(RECONCILED_KINDS.includes(entry.kind), entry.conditions.length > 0 || validated)
+    // One status write per change: conditions or a validation verdict, never both.
+    t.notOk(validated && entry.conditions.length > 0, 'conditions or a validation status')
+    t.equal(VALIDATION_STATUS_KINDS.includes(entry.kind), validated)
     t.equal(
       desiredStatus(object)?.conditions.length ?? 0,
       entry.conditions.length,
@@ -104,6 +114,30 @@ t.test('status rules name the conditions of DESIGN §6', async (t) => {
   t.same(typesOf('MCPWebhookConfig'), [CONDITION_TYPES.valid])
   t.equal(typesOf('ConfigMap'), undefined)
 })
+
+t.test(
+  'the validation status: written on composite tool definitions, judged from the cache',
+  async (t) => {
+    t.same(VALIDATION_STATUS_KINDS, ['VirtualMCPCompositeToolDefinition'])
+    // Step 1 of reconcile judges the cached object: it must keep the spec and the two fields.
+    const stored = {
+      apiVersion: `${TOOLHIVE_GROUP}/v1beta1`,
+      kind: 'VirtualMCPCompositeToolDefinition',
+      metadata: { name: 'triage', namespace: 'team', managedFields: [{ manager: 'x' }] },
+      spec: { name: 'triage', steps: [{ id: 'a', tool: 'github.get_issue' }] },
+      status: {
+        validationStatus: 'Invalid',
+        validationErrors: ['e'],
+        referencingVirtualServers: ['vmcp'],
+        conditions: [],
+      },
+    }
+    const cached = trimForView('VirtualMCPCompositeToolDefinition', stored)
+    t.same(cached.spec, stored.spec)
+    t.same(cached['status'], { validationStatus: 'Invalid', validationErrors: ['e'] })
+    t.equal(cached.metadata?.managedFields, undefined, 'ownership is read live, not cached')
+  },
+)
 
 t.test('RunConfig ConfigMap names (DESIGN §3)', async (t) => {
   t.same(

@@ -327,3 +327,222 @@ t.test('a write under way when leadership ends is abandoned, not counted', async
   t.ok(signals[1]?.aborted, "the write's signal aborted with leadership")
   t.equal(written, 0)
 })
+
+// ---------------------------------------------------------------------------------------------
+// VirtualMCPCompositeToolDefinition: status.validationStatus, which ToolHive's VirtualMCPServer
+// controller reads (Invalid fails every server that references the definition).
+
+const DEFINITION_KEY = 'VirtualMCPCompositeToolDefinition/team/triage'
+const DEFINITION_STATUS_PATH =
+  '/apis/toolhive.stacklok.dev/v1beta1/namespaces/team/virtualmcpcompositetooldefinitions/triage/status'
+const VALID_STEPS = [
+  { id: 'fetch', type: 'tool', tool: 'github.get_issue' },
+  { id: 'label', type: 'tool', tool: 'github.add_label' },
+]
+const DUPLICATE_STEPS = [
+  { id: 'a', type: 'tool', tool: 'github.get_issue' },
+  { id: 'a', type: 'tool', tool: 'github.add_label' },
+]
+const DUPLICATE_ERRORS = ['spec.steps[1].id: Duplicate value: "a"']
+const INVALID = { validationStatus: 'Invalid', validationErrors: DUPLICATE_ERRORS }
+
+function definition(steps: unknown[], status: Any = {}, managedFields: unknown[] = []): KubeObject {
+  return {
+    apiVersion: 'toolhive.stacklok.dev/v1beta1',
+    kind: 'VirtualMCPCompositeToolDefinition',
+    metadata: { name: 'triage', namespace: 'team', generation: 4, managedFields },
+    spec: { name: 'triage', description: 'Triage an issue', steps },
+    status,
+  }
+}
+
+/** A managedFields entry of `manager` owning these status fields. */
+function statusOwner(manager: string, fields: string[], operation = 'Apply') {
+  return {
+    manager,
+    operation,
+    subresource: 'status',
+    fieldsV1: { 'f:status': Object.fromEntries(fields.map((field) => [`f:${field}`, {}])) },
+  }
+}
+const OURS = statusOwner('mcp-admission-status', ['validationStatus', 'validationErrors'])
+
+function reconcileDefinition(cached: KubeObject, fake: Pick<ReturnType<typeof fakeApi>, 'api'>) {
+  return reconcileWith(cached, fake, { key: DEFINITION_KEY })
+}
+
+t.test('a definition with violations: Invalid written once, by apply without force', async (t) => {
+  const stored = definition(DUPLICATE_STEPS)
+  const fake = fakeApi(stored)
+  const { run, yielded } = reconcileDefinition(stored, fake)
+  t.same(await run(), { result: 'written', validationStatus: 'Invalid' })
+  t.equal(fake.writes.length, 1)
+  const [write] = fake.writes
+  t.equal(write?.path, DEFINITION_STATUS_PATH)
+  t.same(write?.query, { fieldManager: 'mcp-admission-status' }, 'no force')
+  t.same(
+    write?.body['status'],
+    INVALID,
+    'only the two fields: no Valid, no observedGeneration, no conditions',
+  )
+  t.same(yielded, [])
+
+  // The API server's answer, as the cache then sees it: equal, so neither read nor write.
+  const written = definition(DUPLICATE_STEPS, INVALID, [OURS])
+  const again = fakeApi(written)
+  t.same(await reconcileDefinition(written, again).run(), { result: 'unchanged' })
+  t.equal(again.reads + again.writes.length, 0, 'skipped when equal')
+})
+
+t.test('new violations replace the errors written before', async (t) => {
+  const stale = definition(
+    DUPLICATE_STEPS,
+    { validationStatus: 'Invalid', validationErrors: ['spec.steps[0].id: Required value'] },
+    [OURS],
+  )
+  const fake = fakeApi(stale)
+  t.same(await reconcileDefinition(stale, fake).run(), {
+    result: 'written',
+    validationStatus: 'Invalid',
+  })
+  t.same(fake.writes[0]?.body['status'], INVALID)
+})
+
+t.test('fixed: its own Invalid removed by applying an empty status', async (t) => {
+  const fixed = definition(VALID_STEPS, INVALID, [OURS])
+  const fake = fakeApi(fixed)
+  t.same(await reconcileDefinition(fixed, fake).run(), {
+    result: 'written',
+    validationStatus: 'removed',
+  })
+  t.equal(fake.writes.length, 1)
+  t.equal(fake.writes[0]?.path, DEFINITION_STATUS_PATH)
+  t.same(fake.writes[0]?.query, { fieldManager: 'mcp-admission-status' })
+  t.same(fake.writes[0]?.body['status'], {}, 'server-side apply drops the fields only we owned')
+
+  const released = definition(VALID_STEPS)
+  const after = fakeApi(released)
+  t.same(await reconcileDefinition(released, after).run(), { result: 'unchanged' })
+  t.equal(after.reads + after.writes.length, 0, 'nothing more to do')
+})
+
+t.test("fixed, but the Invalid is someone else's: left alone", async (t) => {
+  const theirs = definition(VALID_STEPS, INVALID, [
+    statusOwner('ci-validator', ['validationStatus', 'validationErrors'], 'Update'),
+  ])
+  const fake = fakeApi(theirs)
+  const { run, yielded } = reconcileDefinition(theirs, fake)
+  t.same(await run(), { result: 'unchanged' })
+  t.equal(fake.writes.length, 0)
+  t.same(yielded, ['validationStatus', 'validationErrors'], 'counted as left to its owner')
+
+  // Stored with no owner at all (its managedFields reset): not ours to remove either.
+  const unowned = definition(VALID_STEPS, INVALID)
+  const none = fakeApi(unowned)
+  const orphan = reconcileDefinition(unowned, none)
+  t.same(await orphan.run(), { result: 'unchanged' })
+  t.equal(none.writes.length, 0)
+  t.same(orphan.yielded, [])
+})
+
+t.test('a field another manager owns is never written', async (t) => {
+  // Someone else judged it Valid; the reconciler's rules disagree, but the field is theirs.
+  const judged = definition(DUPLICATE_STEPS, { validationStatus: 'Valid' }, [
+    statusOwner('ci-validator', ['validationStatus'], 'Update'),
+  ])
+  const fake = fakeApi(judged)
+  const { run, yielded } = reconcileDefinition(judged, fake)
+  t.same(await run(), { result: 'unchanged' })
+  t.equal(fake.writes.length, 0)
+  t.same(yielded, ['validationStatus'])
+
+  // We wrote the status, and another manager then set the errors: both are left as they are.
+  const shared = definition(
+    DUPLICATE_STEPS,
+    { validationStatus: 'Invalid', validationErrors: ['theirs'] },
+    [
+      statusOwner('mcp-admission-status', ['validationStatus']),
+      statusOwner('ci-validator', ['validationErrors'], 'Update'),
+    ],
+  )
+  const second = fakeApi(shared)
+  const sharing = reconcileDefinition(shared, second)
+  t.same(await sharing.run(), { result: 'unchanged' })
+  t.equal(second.writes.length, 0)
+  t.same(sharing.yielded, ['validationErrors'])
+})
+
+t.test('never Valid: a definition without violations is written nothing', async (t) => {
+  for (const status of [{}, { validationStatus: 'Unknown' }, { validationStatus: 'Valid' }]) {
+    const object = definition(VALID_STEPS, status)
+    const fake = fakeApi(object)
+    t.same(await reconcileDefinition(object, fake).run(), { result: 'unchanged' })
+    t.equal(fake.reads + fake.writes.length, 0, JSON.stringify(status))
+  }
+})
+
+t.test('the live object decides: the cache may be behind', async (t) => {
+  // The cache still holds the broken spec; the live object is fixed and was never marked.
+  const fake = fakeApi(definition(VALID_STEPS))
+  t.same(await reconcileDefinition(definition(DUPLICATE_STEPS), fake).run(), {
+    result: 'unchanged',
+  })
+  t.equal(fake.reads, 1)
+  t.equal(fake.writes.length, 0)
+
+  const gone = fakeApi(undefined)
+  t.same(await reconcileDefinition(definition(DUPLICATE_STEPS), gone).run(), {
+    result: 'unchanged',
+  })
+  t.equal(gone.writes.length, 0, 'deleted since: nothing to write')
+})
+
+t.test('what the API server answers a validation-status write', async (t) => {
+  const stored = definition(DUPLICATE_STEPS)
+  const conflictOn = (field: string) => ({
+    status: 409,
+    body: { kind: 'Status', details: { causes: [{ type: 'FieldManagerConflict', field }] } },
+  })
+
+  const taken = reconcileDefinition(
+    stored,
+    fakeApi(stored, [conflictOn('.status.validationStatus')]),
+  )
+  t.same(await taken.run(), { result: 'unchanged' }, 'a manager appeared: theirs now')
+  t.same(taken.yielded, ['validationStatus'])
+
+  const elsewhere = reconcileDefinition(stored, fakeApi(stored, [conflictOn('.status.other')]))
+  t.match(await elsewhere.run(), {
+    result: 'retry',
+    error: { message: 'apply conflict on .status.other' },
+  })
+
+  const gone = reconcileDefinition(stored, fakeApi(stored, [{ status: 404 }]))
+  t.same(await gone.run(), { result: 'unchanged' })
+
+  const busy = reconcileDefinition(stored, fakeApi(stored, [{ status: 503, body: {} }]))
+  t.match(await busy.run(), { result: 'retry', error: { message: '503' } })
+
+  const invalid = { status: 422, body: { kind: 'Status', message: 'status.validationStatus' } }
+  const refused = reconcileDefinition(stored, fakeApi(stored, [invalid]))
+  t.same(await refused.run(), { result: 'refused', reason: '422 status.validationStatus' })
+})
+
+t.test('a validation-status write under way when leadership ends is abandoned', async (t) => {
+  const stored = definition(DUPLICATE_STEPS)
+  const leadership = new AbortController()
+  const fake = fakeApi(stored)
+  const reconcile = createReconcile({
+    api: {
+      get: fake.api.get,
+      write: async () => {
+        leadership.abort()
+        return { status: 503, body: {} }
+      },
+    },
+    view: { cached: async () => stored, resourceOf: (kind) => TABLE_SERVED.get(kind) },
+    logger: pino({ level: 'silent' }),
+    leadership: leadership.signal,
+  })
+  t.same(await reconcile(DEFINITION_KEY), { result: 'abandoned' })
+})

@@ -121,6 +121,23 @@ export function conflictingConditionTypes(fields: readonly string[]): Set<string
   return types
 }
 
+/**
+ * The managers whose managedFields entry sets `status.<field>`, a field owned whole (a string, or
+ * an atomic list such as `validationErrors`: `f:status` → `f:<field>`).
+ */
+export function statusFieldManagers(managedFields: unknown, field: string): Set<string> {
+  const managers = new Set<string>()
+  if (!Array.isArray(managedFields)) return managers
+  for (const entry of managedFields as unknown[]) {
+    if (!isRecord(entry)) continue
+    const status = isRecord(entry.fieldsV1) ? entry.fieldsV1['f:status'] : undefined
+    // An entry without a manager's name is someone else's all the same.
+    const manager = typeof entry.manager === 'string' ? entry.manager : ''
+    if (isRecord(status) && Object.hasOwn(status, `f:${field}`)) managers.add(manager)
+  }
+  return managers
+}
+
 /** `k:{"type":"Ready"}` → `Ready`; undefined for any other key. */
 function listMapType(key: string): string | undefined {
   if (!key.startsWith('k:')) return undefined

@@ -3,6 +3,7 @@ import {
   conditionTypesOwnedByOthers,
   conditionTypesToLeave,
   conflictingConditionTypes,
+  statusFieldManagers,
 } from '../../../src/policy/kube/field-ownership.ts'
 
 const SELF = 'mcp-admission-status'
@@ -132,4 +133,20 @@ t.test('which of its conditions the reconciler leaves alone', async (t) => {
     [],
     'without a generation, observedGeneration is not one of its fields',
   )
+})
+
+t.test('the managers of a status field owned whole', async (t) => {
+  const managedFields = [
+    entry(SELF, {}, { 'f:validationStatus': {}, 'f:validationErrors': {} }),
+    entry('thv-operator', {}, { 'f:validationStatus': {} }),
+    // An entry with no manager's name is someone's all the same.
+    { operation: 'Update', fieldsV1: { 'f:status': { 'f:validationStatus': {} } } },
+    { manager: 'kubectl', operation: 'Update', fieldsV1: { 'f:spec': { 'f:name': {} } } },
+    null,
+    { manager: 'broken', fieldsV1: { 'f:status': 'x' } },
+  ]
+  t.same([...statusFieldManagers(managedFields, 'validationStatus')], [SELF, 'thv-operator', ''])
+  t.same([...statusFieldManagers(managedFields, 'validationErrors')], [SELF])
+  t.same([...statusFieldManagers(managedFields, 'observedGeneration')], [])
+  t.same([...statusFieldManagers(undefined, 'validationStatus')], [], 'no managedFields: no owner')
 })

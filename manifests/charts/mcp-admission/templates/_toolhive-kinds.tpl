@@ -79,11 +79,12 @@ Every kind: the resources the cluster view lists and watches.
 {{- end -}}
 
 {{- /*
-The status subresource of every kind with conditions to stamp (the reconciler).
+The status subresource of every kind whose status the reconciler writes.
 */ -}}
 {{- define "mcp-admission.toolhive.statusResources" -}}
 - mcpservers/status
 - mcpremoteproxies/status
 - virtualmcpservers/status
 - mcpwebhookconfigs/status
+- virtualmcpcompositetooldefinitions/status
 {{- end -}}

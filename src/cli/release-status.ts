@@ -1,0 +1,138 @@
+/**
+ * `mcp-admission release-status`: removes the status the reconciler wrote that outlives it. Its
+ * conditions say what the object is and are harmless once it is gone, but a
+ * `validationStatus: Invalid` keeps failing every VirtualMCPServer that references the definition
+ * after the service that judged it is uninstalled. For every object of a kind whose status is a
+ * validation verdict (the kind table's `validationStatus`), in every namespace, whose
+ * managedFields show the reconciler's field manager owning `status.validationStatus`, it applies
+ * `status: {}` with that field manager: server-side apply then removes the fields only it owned,
+ * and leaves a value another manager also set. Idempotent: a second run finds nothing of ours.
+ *
+ * Exit 0 when every object of ours was released (or there were none), 1 when a write failed, 2
+ * when the cluster cannot be used (no credentials, discovery or a list failed).
+ */
+
+import { KubeApi } from '../cluster/kube-api.ts'
+import { discoverServedKinds } from '../cluster/kind-discovery.ts'
+import { LIST_PAGE_SIZE, listPages } from '../cluster/list-pages.ts'
+import { apiVersionOf, resourcePath } from '../cluster/resources.ts'
+import type { ViewResource } from '../cluster/resources.ts'
+import type { ClusterCredentials } from '../cluster/cluster-credentials.ts'
+import { VALIDATION_STATUS_KINDS } from '../policy/kinds.ts'
+import { statusFieldManagers } from '../policy/kube/field-ownership.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
+import { renderText, terminalText } from '../policy/messages/render.ts'
+import { FIELD_MANAGER, applyStatus } from '../reconciler/status-client.ts'
+import { clusterCredentials, unreachable } from './cluster-command.ts'
+import { EXIT } from './io.ts'
+import type { CliIo } from './io.ts'
+
+interface ReleaseStatusOptions {
+  readonly kubeconfig?: string | undefined
+}
+
+/** A page of definitions with their managedFields over a slow link: as long as audit allows. */
+const REQUEST_TIMEOUT_MS = 30_000
+
+export async function releaseStatusCommand(
+  options: ReleaseStatusOptions,
+  io: CliIo,
+): Promise<number> {
+  const credentials = await clusterCredentials('release-status', options.kubeconfig, io)
+  const api = new KubeApi(credentials, { requestTimeoutMs: REQUEST_TIMEOUT_MS })
+  try {
+    const served = await discoverServedKinds(api).catch((error: unknown) => {
+      throw unreachable(credentials, 'read API discovery', error)
+    })
+    const counts: Counts = { checked: 0, released: 0, failed: 0 }
+    for (const kind of VALIDATION_STATUS_KINDS) {
+      const resource = served.get(kind)
+      if (!resource) continue
+      for await (const objects of pagesOf(api, credentials, resource)) {
+        for (const object of objects) {
+          counts.checked++
+          const result = await release(api, resource, object)
+          if (result === 'released') {
+            counts.released++
+            io.stdout.write(`released ${subject(object)}\n`)
+          } else if (result !== 'not ours') {
+            counts.failed++
+            io.stderr.write(`mcp-admission: cannot release ${subject(object)}: ${result.failed}\n`)
+          }
+        }
+      }
+    }
+    io.stdout.write(`${summary(counts)}\n`)
+    return counts.failed > 0 ? EXIT.denied : EXIT.ok
+  } finally {
+    api.close()
+  }
+}
+
+type Released = 'released' | 'not ours' | { readonly failed: string }
+
+/** Applies `status: {}` to `object` when the reconciler owns its `validationStatus`. */
+async function release(
+  api: KubeApi,
+  resource: ViewResource,
+  object: KubeObject,
+): Promise<Released> {
+  const { name, namespace, managedFields } = object.metadata ?? {}
+  if (typeof name !== 'string' || typeof namespace !== 'string') return 'not ours'
+  if (!statusFieldManagers(managedFields, 'validationStatus').has(FIELD_MANAGER)) return 'not ours'
+  const outcome = await applyStatus(api, resource, { name, namespace }, {})
+  switch (outcome.result) {
+    case 'written':
+      return 'released'
+    // Deleted since the list: nothing of ours is left on it.
+    case 'gone':
+      return 'not ours'
+    case 'conflict':
+      return { failed: renderText(`conflict on ${outcome.fields.join(', ')}`) }
+    case 'retry':
+    case 'refused':
+      return { failed: renderText(outcome.reason) }
+  }
+}
+
+/** Every object of `resource` in every namespace, a page at a time (managedFields included). */
+async function* pagesOf(
+  api: KubeApi,
+  credentials: ClusterCredentials,
+  resource: ViewResource,
+): AsyncGenerator<KubeObject[]> {
+  const pages = listPages(api, resourcePath(resource), {
+    apiVersion: apiVersionOf(resource),
+    kind: resource.kind,
+    limit: LIST_PAGE_SIZE,
+  })
+  for (;;) {
+    let next: IteratorResult<KubeObject[]>
+    try {
+      next = await pages.next()
+    } catch (error) {
+      throw unreachable(credentials, `list ${resource.plural}`, error)
+    }
+    if (next.done === true) return
+    yield next.value
+  }
+}
+
+function subject(object: KubeObject): string {
+  const { name, namespace } = object.metadata ?? {}
+  return `${String(object.kind)} ${terminalText(String(namespace))}/${terminalText(String(name))}`
+}
+
+interface Counts {
+  checked: number
+  released: number
+  failed: number
+}
+
+function summary({ checked, released, failed }: Counts): string {
+  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+  if (released === 0 && failed === 0)
+    return `nothing to release: no validationStatus written by ${FIELD_MANAGER} (${plural(checked, 'object')} checked)`
+  const failures = failed > 0 ? `, ${failed} failed` : ''
+  return `released ${plural(released, 'object')}${failures} (${checked} checked)`
+}
