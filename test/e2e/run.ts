@@ -20,6 +20,7 @@ import { ensureCertManagerControllers } from './harness/cert-manager.ts'
 import { ensureHelm } from './harness/helm.ts'
 import { ensureOpenReportsCrds } from './harness/openreports.ts'
 import { ensurePrometheusTools, prometheusOperatorCrdDir } from './harness/prometheus.ts'
+import { ensureUpstreamParity } from './harness/upstream-parity.ts'
 import { ensureYamlParity } from './harness/yaml-parity.ts'
 import { ensureImage } from './image/build.ts'
 import { OPERATOR_RELEASES, ensureOperator } from './toolhive/releases.ts'
@@ -78,6 +79,9 @@ async function main(): Promise<number> {
   await prometheusOperatorCrdDir(log)
   // kubectl's manifest reading (test/e2e/yaml-parity), for the YAML differential test.
   const yamlParity = await ensureYamlParity(log)
+  // ToolHive's own composite-tool, URL and template checks at the newest release, for the
+  // differential test of their ports (test/e2e/upstream-parity).
+  const upstreamParity = await ensureUpstreamParity(log)
   // A Dockerfile that does not build fails the suite here, before any test.
   const built = await imageBuild
   if ('error' in built) {
@@ -110,6 +114,7 @@ async function main(): Promise<number> {
       E2E_HELM: helm,
       E2E_CERT_MANAGER: certManager,
       E2E_YAML_PARITY: yamlParity,
+      E2E_UPSTREAM_PARITY: `${upstreamParity.release}=${upstreamParity.binary}`,
       E2E_IMAGE: image.id,
       E2E_PROMETHEUS_TOOLS: dirname(prometheus.promtool),
     },

@@ -19,12 +19,14 @@
  * sum.golang.org when the entry was written) into the wrapper's go.sum, so Go verifies it without
  * the checksum database; a local stand-in is a directory of this repository, which Go does not
  * hash — the cache key covers its sources instead. `GOTOOLCHAIN=auto` fetches the Go version a
- * release asks for from the module proxy (v0.63.0 asks for Go 1.27).
+ * release asks for from the module proxy (v0.63.0 asks for Go 1.27). `ensureReleaseBuild` builds
+ * any command against a release this way: the operator, and the upstream differential test's
+ * checker (a main package of ours importing the release's packages).
  */
 
 import { execFile as execFileCallback } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -156,55 +158,124 @@ export async function ensureOperator(
   release: string,
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Promise<OperatorReleaseFiles> {
-  const go = await goVersion()
-  const build = RELEASE_BUILDS[release] ?? { replaces: [], standIns: [] }
-  const key = await buildKey(build)
-  const dir = join(cacheRoot('toolhive-operator'), `${release}-${go}${key ? `-${key}` : ''}`)
-  const operator = join(dir, 'thv-operator')
-  await mkdir(dir, { recursive: true })
-  const source = await downloadModule(release, dir)
-  const started = Date.now()
-  let buildSeconds = 0
-  if (!(await isFile(operator))) {
-    log(`e2e: building thv-operator ${release} (a cold build takes several minutes)…`)
-    const work = join(dir, 'build')
-    await mkdir(work, { recursive: true })
-    const upstreamGo = /^go\s+(\S+)/m.exec(await readFile(join(source, 'go.mod'), 'utf8'))?.[1]
-    await writeFile(join(work, 'go.mod'), wrapperGoMod(release, upstreamGo ?? '1.26', build))
-    // A go.sum copied from the read-only module cache by an earlier build is read-only too.
-    await rm(join(work, 'go.sum'), { force: true })
-    await writeFile(join(work, 'go.sum'), await wrapperGoSum(join(source, 'go.sum'), build))
-    await run(
-      'go',
-      [
-        'build',
-        '-trimpath',
-        '-ldflags=-s -w',
-        '-o',
-        `${operator}.tmp`,
-        `${MODULE}/cmd/thv-operator`,
-      ],
-      work,
-      log,
-      { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'auto' },
-    ).catch((error: unknown) => {
-      throw new Error(
-        `${(error as Error).message}; if the module proxy refused a module version above ("not available"), add a replace for ${release} to RELEASE_BUILDS in test/e2e/toolhive/releases.ts`,
-      )
-    })
-    await rename(`${operator}.tmp`, operator)
-    buildSeconds = Math.round((Date.now() - started) / 1000)
-    log(`e2e: built thv-operator ${release} in ${buildSeconds} s (cached in ${dir})`)
-  } else {
-    log(`e2e: using cached thv-operator ${release} from ${dir}`)
-  }
+  const built = await ensureReleaseBuild(release, OPERATOR_PROGRAM, log)
   return {
     release,
-    operator,
-    crds: join(source, 'deploy/charts/operator-crds/files/crds'),
-    examples: join(source, 'examples/operator'),
-    buildSeconds,
+    operator: built.binary,
+    crds: join(built.source, 'deploy/charts/operator-crds/files/crds'),
+    examples: join(built.source, 'examples/operator'),
+    buildSeconds: built.buildSeconds,
   }
+}
+
+/** A command built against a release through the wrapper module (its replacements, its go.sum). */
+export interface ReleaseProgram {
+  /** The cache folder, `~/.cache/mcp-admission/<what>`. */
+  readonly what: string
+  /** What the log calls it. */
+  readonly title: string
+  /** The wrapper module's path. */
+  readonly wrapperModule: string
+  /** The binary's file name. */
+  readonly binary: string
+  /** The package `go build` builds: one of the release's, or `.` for `sources`. */
+  readonly target: string
+  /**
+   * A folder of this repository whose .go files (one main package importing the release's
+   * packages) are copied into the wrapper module; their hash is part of the cache key, so a
+   * changed program never reuses a stale build, and builds of earlier sources are removed.
+   */
+  readonly sources?: string
+}
+
+const OPERATOR_PROGRAM: ReleaseProgram = {
+  what: 'toolhive-operator',
+  title: 'thv-operator',
+  wrapperModule: 'mcp-admission-e2e/thv-operator',
+  binary: 'thv-operator',
+  target: `${MODULE}/cmd/thv-operator`,
+}
+
+export interface ReleaseBinary {
+  readonly binary: string
+  /** The release's source in the module cache (read-only). */
+  readonly source: string
+  /** 0 when the binary was cached. */
+  readonly buildSeconds: number
+}
+
+/**
+ * `program` built against `release` once, cached in
+ * `<what>/<release>-<go version>[-<hash of its replacements>][-<hash of its sources>]`.
+ */
+export async function ensureReleaseBuild(
+  release: string,
+  program: ReleaseProgram,
+  log: (line: string) => void,
+): Promise<ReleaseBinary> {
+  const go = await goVersion()
+  const build = RELEASE_BUILDS[release] ?? { replaces: [], standIns: [] }
+  const keys = [await buildKey(build)]
+  if (program.sources !== undefined) keys.push(await sourcesKey(program.sources))
+  const root = cacheRoot(program.what)
+  const prefix = `${release}-${go}`
+  const dir = join(root, [prefix, ...keys.filter((key) => key !== '')].join('-'))
+  const binary = join(dir, program.binary)
+  await mkdir(dir, { recursive: true })
+  const source = await downloadModule(release, dir)
+  if (await isFile(binary)) {
+    log(`e2e: using cached ${program.title} ${release} from ${dir}`)
+    return { binary, source, buildSeconds: 0 }
+  }
+  const started = Date.now()
+  log(`e2e: building ${program.title} ${release} (a cold build takes several minutes)…`)
+  const work = join(dir, 'build')
+  await mkdir(work, { recursive: true })
+  const upstreamGo = /^go\s+(\S+)/m.exec(await readFile(join(source, 'go.mod'), 'utf8'))?.[1]
+  await writeFile(
+    join(work, 'go.mod'),
+    wrapperGoMod(release, upstreamGo ?? '1.26', build, program.wrapperModule),
+  )
+  // A go.sum copied from the read-only module cache by an earlier build is read-only too.
+  await rm(join(work, 'go.sum'), { force: true })
+  await writeFile(join(work, 'go.sum'), await wrapperGoSum(join(source, 'go.sum'), build))
+  if (program.sources !== undefined)
+    for (const name of await goSources(program.sources))
+      await copyFile(join(program.sources, name), join(work, name))
+  await run(
+    'go',
+    ['build', '-trimpath', '-ldflags=-s -w', '-o', `${binary}.tmp`, program.target],
+    work,
+    log,
+    { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: 'auto' },
+  ).catch((error: unknown) => {
+    throw new Error(
+      `${(error as Error).message}; if the module proxy refused a module version above ("not available"), add a replace for ${release} to RELEASE_BUILDS in test/e2e/toolhive/releases.ts`,
+    )
+  })
+  await rename(`${binary}.tmp`, binary)
+  const buildSeconds = Math.round((Date.now() - started) / 1000)
+  log(`e2e: built ${program.title} ${release} in ${buildSeconds} s (cached in ${dir})`)
+  // Builds of a program's earlier sources are dead weight (the operator's folders differ only
+  // by their replacements, which an older checkout may still use).
+  if (program.sources !== undefined)
+    for (const stale of await readdir(root))
+      if (stale.startsWith(`${prefix}-`) && join(root, stale) !== dir)
+        await rm(join(root, stale), { recursive: true, force: true })
+  return { binary, source, buildSeconds }
+}
+
+/** The .go files of a program's folder, sorted. */
+async function goSources(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => name.endsWith('.go')).sort()
+}
+
+/** A short hash of a program's .go files. */
+async function sourcesKey(dir: string): Promise<string> {
+  const hash = createHash('sha256')
+  for (const name of await goSources(dir))
+    hash.update(`\0${name}\0`).update(await readFile(join(dir, name)))
+  return hash.digest('hex').slice(0, 12)
 }
 
 /**
@@ -226,14 +297,13 @@ export async function releaseSources(
 }
 
 /** The wrapper module: requires the release, with the release's replacements. */
-export function wrapperGoMod(release: string, go: string, build: ReleaseBuild): string {
-  const lines = [
-    `module mcp-admission-e2e/thv-operator`,
-    '',
-    `go ${go}`,
-    '',
-    `require ${MODULE} ${release}`,
-  ]
+export function wrapperGoMod(
+  release: string,
+  go: string,
+  build: ReleaseBuild,
+  module = 'mcp-admission-e2e/thv-operator',
+): string {
+  const lines = [`module ${module}`, '', `go ${go}`, '', `require ${MODULE} ${release}`]
   if (build.replaces.length > 0 || build.standIns.length > 0) lines.push('')
   for (const replace of build.replaces) {
     lines.push(`// ${replace.module} ${replace.refused} is refused by the proxy; ${replace.reason}`)
