@@ -36,7 +36,7 @@ export async function ensureUpstreamParity(
     release,
     {
       what: 'upstream-parity',
-      title: 'the upstream-parity checker',
+      title: 'upstream-parity checker',
       wrapperModule: 'mcp-admission-e2e/upstream-parity',
       binary: 'upstream-parity',
       target: '.',
