@@ -4,9 +4,10 @@
  * `validationStatus: Invalid` keeps failing every VirtualMCPServer that references the definition
  * after the service that judged it is uninstalled. For every object of a kind whose status is a
  * validation verdict (the kind table's `validationStatus`), in every namespace, whose
- * managedFields show the reconciler's field manager owning `status.validationStatus`, it applies
- * `status: {}` with that field manager: server-side apply then removes the fields only it owned,
- * and leaves a value another manager also set. Idempotent: a second run finds nothing of ours.
+ * managedFields show the reconciler's field manager owning `status.validationStatus`, it removes
+ * `validationStatus` and `validationErrors` (a merge patch conditional on the resourceVersion it
+ * listed, as the reconciler removes its own `Invalid`: reconciler/status-client.ts). Idempotent: a
+ * second run finds nothing of ours.
  *
  * Exit 0 when every object of ours was released (or there were none), 1 when a write failed, 2
  * when the cluster cannot be used (no credentials, discovery or a list failed).
@@ -20,9 +21,10 @@ import type { ViewResource } from '../cluster/resources.ts'
 import type { ClusterCredentials } from '../cluster/cluster-credentials.ts'
 import { VALIDATION_STATUS_KINDS } from '../policy/kinds.ts'
 import { statusFieldManagers } from '../policy/kube/field-ownership.ts'
+import { VALIDATION_STATUS_FIELDS } from '../policy/composite-status.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { renderText, terminalText } from '../policy/messages/render.ts'
-import { FIELD_MANAGER, applyStatus } from '../reconciler/status-client.ts'
+import { FIELD_MANAGER, removeStatusFields } from '../reconciler/status-client.ts'
 import { clusterCredentials, unreachable } from './cluster-command.ts'
 import { EXIT } from './io.ts'
 import type { CliIo } from './io.ts'
@@ -71,16 +73,25 @@ export async function releaseStatusCommand(
 
 type Released = 'released' | 'not ours' | { readonly failed: string }
 
-/** Applies `status: {}` to `object` when the reconciler owns its `validationStatus`. */
+/** Removes the verdict from `object` when the reconciler owns its `validationStatus`. */
 async function release(
   api: KubeApi,
   resource: ViewResource,
   object: KubeObject,
 ): Promise<Released> {
-  const { name, namespace, managedFields } = object.metadata ?? {}
+  const { name, namespace, managedFields, resourceVersion } = object.metadata ?? {}
   if (typeof name !== 'string' || typeof namespace !== 'string') return 'not ours'
-  if (!statusFieldManagers(managedFields, 'validationStatus').has(FIELD_MANAGER)) return 'not ours'
-  const outcome = await applyStatus(api, resource, { name, namespace }, {})
+  if (!ownedAlone(managedFields)) return 'not ours'
+  const outcome = await removeStatusFields(
+    api,
+    resource,
+    {
+      name,
+      namespace,
+      resourceVersion: typeof resourceVersion === 'string' ? resourceVersion : '',
+    },
+    VALIDATION_STATUS_FIELDS,
+  )
   switch (outcome.result) {
     case 'written':
       return 'released'
@@ -135,4 +146,16 @@ function summary({ checked, released, failed }: Counts): string {
     return `nothing to release: no validationStatus written by ${FIELD_MANAGER} (${plural(checked, 'object')} checked)`
   const failures = failed > 0 ? `, ${failed} failed` : ''
   return `released ${plural(released, 'object')}${failures} (${checked} checked)`
+}
+
+/**
+ * Whether the verdict is the reconciler's alone: it owns `validationStatus`, and no other manager
+ * owns either field (one that set the same verdict keeps it standing, as the reconciler leaves it).
+ */
+function ownedAlone(managedFields: unknown): boolean {
+  const owners = VALIDATION_STATUS_FIELDS.map((field) => statusFieldManagers(managedFields, field))
+  return (
+    owners[0]?.has(FIELD_MANAGER) === true &&
+    owners.every((managers) => [...managers].every((manager) => manager === FIELD_MANAGER))
+  )
 }

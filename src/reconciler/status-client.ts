@@ -4,6 +4,8 @@
  * answers 409 naming it instead, and the caller leaves it to its owner. The applied object holds
  * only this controller's conditions, so conditions of other types are left alone (`conditions`
  * is a list-map keyed by `type` in the CRDs). Spec, metadata and other objects are never written.
+ * The one write that is not an apply removes a validation verdict the reconciler owns
+ * (`removeStatusFields`).
  */
 
 import type { KubeApi } from '../cluster/kube-api.ts'
@@ -41,10 +43,44 @@ export async function applyStatus(
     metadata: { name: object.name, namespace: object.namespace },
     status,
   }
+  // JSON is YAML, so the apply body needs no YAML encoder.
+  return writeStatus(api, resource, object, body, 'application/apply-patch+yaml', signal)
+}
+
+/**
+ * Removes `fields` of `status` the reconciler owns, from the object as read at `resourceVersion`;
+ * never throws. Not by applying a status without them: once they are its only fields, server-side
+ * apply takes `status` itself away, and a CRD whose schema types `status` as an object refuses
+ * the `null` (422). A merge patch sets them to null and leaves `status: {}`; the
+ * `resourceVersion` it carries makes it conditional, so a change since the read is a 409 and the
+ * caller reads again ('retry') instead of removing what someone else wrote meanwhile. The API
+ * server drops removed fields from every manager's managedFields.
+ */
+export async function removeStatusFields(
+  api: Pick<KubeApi, 'write'>,
+  resource: ViewResource,
+  object: { readonly namespace: string; readonly name: string; readonly resourceVersion: string },
+  fields: readonly string[],
+  signal?: AbortSignal,
+): Promise<ApplyOutcome> {
+  const body = {
+    metadata: { resourceVersion: object.resourceVersion },
+    status: Object.fromEntries(fields.map((field) => [field, null])),
+  }
+  return writeStatus(api, resource, object, body, 'application/merge-patch+json', signal)
+}
+
+async function writeStatus(
+  api: Pick<KubeApi, 'write'>,
+  resource: ViewResource,
+  object: { readonly namespace: string; readonly name: string },
+  body: unknown,
+  contentType: string,
+  signal: AbortSignal | undefined,
+): Promise<ApplyOutcome> {
   try {
     const response = await api.write('PATCH', `${resourcePath(resource, object)}/status`, body, {
-      // JSON is YAML, so the apply body needs no YAML encoder.
-      contentType: 'application/apply-patch+yaml',
+      contentType,
       query: { fieldManager: FIELD_MANAGER },
       signal,
     })

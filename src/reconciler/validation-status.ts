@@ -2,8 +2,8 @@
  * Steps 2b and 3 of reconcile (reconcile.ts) for a kind whose status is a validation verdict
  * rather than conditions (`validationStatus` in the kind table): from the live object, write
  * `status: {validationStatus: Invalid, validationErrors}` while its rule finds violations, and
- * once they are fixed remove the `Invalid` the reconciler wrote itself by applying `status: {}`
- * with its field manager (server-side apply then drops the fields only it owned). A field another
+ * once they are fixed remove the `Invalid` the reconciler wrote itself (a conditional merge patch:
+ * status-client.ts says why not an apply without them). A field another
  * field manager owns is never written, nor removed: the write is skipped and counted as yielded.
  * Never `Valid` (policy/composite-status.ts says why), never `observedGeneration`.
  */
@@ -19,7 +19,7 @@ import type { DesiredValidationStatus } from '../policy/composite-status.ts'
 import { statusFieldManagers } from '../policy/kube/field-ownership.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import type { ReconcileDeps, ReconcileOutcome } from './reconcile.ts'
-import { FIELD_MANAGER, applyStatus } from './status-client.ts'
+import { FIELD_MANAGER, applyStatus, removeStatusFields } from './status-client.ts'
 
 interface Target {
   readonly text: string
@@ -45,10 +45,21 @@ export async function reconcileValidationStatus(
   }
   // No await since reconcile checked leadership after the read: the write starts as a leader's.
   const { desired } = plan
-  const status = desired
-    ? { validationStatus: desired.validationStatus, validationErrors: desired.validationErrors }
-    : {}
-  const outcome = await applyStatus(deps.api, resource, key, status, signal())
+  const outcome = desired
+    ? await applyStatus(
+        deps.api,
+        resource,
+        key,
+        { validationStatus: desired.validationStatus, validationErrors: desired.validationErrors },
+        signal(),
+      )
+    : await removeStatusFields(
+        deps.api,
+        resource,
+        { ...key, resourceVersion: resourceVersionOf(live) },
+        VALIDATION_STATUS_FIELDS,
+        signal(),
+      )
   if (outcome.result === 'retry' && deps.leadership.aborted) return { result: 'abandoned' }
   switch (outcome.result) {
     case 'written': {
@@ -96,4 +107,10 @@ function planValidationStatus(live: KubeObject): Plan {
   if (desired === undefined && !owners('validationStatus').has(FIELD_MANAGER))
     return { write: false, yielded: [] }
   return { write: true, desired }
+}
+
+/** The version the removal is conditional on; an object read live always has one. */
+function resourceVersionOf(live: KubeObject): string {
+  const version = live.metadata?.resourceVersion
+  return typeof version === 'string' ? version : ''
 }

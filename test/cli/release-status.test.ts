@@ -1,7 +1,8 @@
 // `mcp-admission release-status` against a fake API server that serves discovery, paged lists of
-// VirtualMCPCompositeToolDefinitions with their managedFields, and server-side apply on their
-// status (fields only the applying manager owned are removed, as the API server removes them):
-// what the reconciler wrote is removed, nothing else is touched, and a second run finds nothing.
+// VirtualMCPCompositeToolDefinitions with their managedFields, and merge patches of their status
+// (conditional on resourceVersion; removed fields leave every manager's managedFields, as the API
+// server does it): what the reconciler alone wrote is removed, nothing else is touched, and a
+// second run finds nothing.
 
 import { createServer } from 'node:http'
 import { join } from 'node:path'
@@ -49,6 +50,7 @@ function definition(
     metadata: {
       name,
       namespace,
+      resourceVersion: '7',
       managedFields: [
         {
           manager: 'kubectl-client-side-apply',
@@ -71,18 +73,23 @@ function definition(
 const INVALID = { validationStatus: 'Invalid', validationErrors: ['spec.steps[1].id: Duplicate'] }
 
 /**
- * Server-side apply of `status: {}` by `manager`, as the API server does it: the fields that
- * manager alone owned are removed, and its entry in managedFields goes.
+ * A merge patch of the status, as the API server does it: refused with 409 when the object changed
+ * since `metadata.resourceVersion`; a null removes the field, from managedFields too.
  */
-function applyEmptyStatus(object: Any, manager: string): void {
-  const entries = object.metadata.managedFields as Any[]
-  const mine = entries.find((e) => e.manager === manager && e.subresource === 'status')
-  const others = entries.filter((e) => e !== mine)
-  for (const field of Object.keys(mine?.fieldsV1['f:status'] ?? {})) {
-    const shared = others.some((e) => e.fieldsV1?.['f:status']?.[field] !== undefined)
-    if (!shared) Reflect.deleteProperty(object.status as object, field.slice(2))
+function mergePatchStatus(object: Any, patch: Any): { status: number; body: unknown } {
+  if (patch.metadata?.resourceVersion !== object.metadata.resourceVersion)
+    return { status: 409, body: { kind: 'Status', reason: 'Conflict' } }
+  for (const [field, value] of Object.entries(patch.status as Any)) {
+    if (value !== null) throw new Error('the fake removes fields only')
+    Reflect.deleteProperty(object.status as object, field)
+    for (const entry of object.metadata.managedFields as Any[])
+      Reflect.deleteProperty(entry.fieldsV1?.['f:status'] ?? {}, `f:${field}`)
   }
-  object.metadata.managedFields = others
+  object.metadata.managedFields = (object.metadata.managedFields as Any[]).filter(
+    (entry) => entry.subresource !== 'status' || Object.keys(entry.fieldsV1['f:status']).length > 0,
+  )
+  object.metadata.resourceVersion = String(Number(object.metadata.resourceVersion) + 1)
+  return { status: 200, body: object }
 }
 
 /** The fake API server's answer to one request. */
@@ -125,8 +132,7 @@ function answer(
   if (refused !== undefined) return refused
   const object = fake.objects.get(id)
   if (!object) return { status: 404, body: { kind: 'Status', code: 404 } }
-  applyEmptyStatus(object, query['fieldManager'] ?? '')
-  return { status: 200, body: object }
+  return mergePatchStatus(object, body)
 }
 
 async function fakeCluster(t: Test, resources: readonly ViewResource[] = VIEW_RESOURCES) {
@@ -193,7 +199,7 @@ t.test('removes the validationStatus it wrote, in every namespace, and nothing e
     fake,
     definition('other', 'ours-too', INVALID, { [OURS]: ['validationStatus', 'validationErrors'] }),
   )
-  // Both wrote the same verdict: applying ours away leaves theirs standing.
+  // Both wrote the same verdict: it is also theirs, so it stays.
   put(
     fake,
     definition('other', 'shared', INVALID, {
@@ -211,8 +217,7 @@ t.test('removes the validationStatus it wrote, in every namespace, and nothing e
     [
       'released VirtualMCPCompositeToolDefinition team/ours',
       'released VirtualMCPCompositeToolDefinition other/ours-too',
-      'released VirtualMCPCompositeToolDefinition other/shared',
-      'released 3 objects (5 checked)',
+      'released 2 objects (5 checked)',
       '',
     ].join('\n'),
   )
@@ -221,19 +226,25 @@ t.test('removes the validationStatus it wrote, in every namespace, and nothing e
     [
       `${GROUP}/v1beta1/namespaces/team/${COLLECTION}/ours/status`,
       `${GROUP}/v1beta1/namespaces/other/${COLLECTION}/ours-too/status`,
-      `${GROUP}/v1beta1/namespaces/other/${COLLECTION}/shared/status`,
     ],
   )
   for (const patch of fake.patches) {
     t.same(patch.query, { fieldManager: OURS }, 'its own field manager, no force')
-    t.equal(patch.contentType, 'application/apply-patch+yaml')
-    t.same(patch.body['status'], {}, 'an empty status: only what it owned alone goes')
+    t.equal(patch.contentType, 'application/merge-patch+json')
+    t.same(
+      patch.body,
+      {
+        metadata: { resourceVersion: '7' },
+        status: { validationStatus: null, validationErrors: null },
+      },
+      'the verdict removed, as listed: a change since the list is refused',
+    )
   }
   t.same(fake.objects.get('team/ours')?.status, {})
   t.same(fake.objects.get('team/theirs')?.status, INVALID, "another writer's verdict stays")
   t.same(
     fake.objects.get('other/shared')?.status,
-    { validationStatus: 'Invalid' },
+    INVALID,
     'a value another manager also set stays',
   )
 
@@ -244,7 +255,7 @@ t.test('removes the validationStatus it wrote, in every namespace, and nothing e
     again.stdout,
     'nothing to release: no validationStatus written by mcp-admission-status (5 objects checked)\n',
   )
-  t.equal(fake.patches.length, 3, 'no further write')
+  t.equal(fake.patches.length, 2, 'no further write')
 })
 
 t.test('a write that fails is one line, the rest go on, exit 1', async (t) => {

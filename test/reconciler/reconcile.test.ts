@@ -350,7 +350,13 @@ function definition(steps: unknown[], status: Any = {}, managedFields: unknown[]
   return {
     apiVersion: 'toolhive.stacklok.dev/v1beta1',
     kind: 'VirtualMCPCompositeToolDefinition',
-    metadata: { name: 'triage', namespace: 'team', generation: 4, managedFields },
+    metadata: {
+      name: 'triage',
+      namespace: 'team',
+      generation: 4,
+      resourceVersion: '81',
+      managedFields,
+    },
     spec: { name: 'triage', description: 'Triage an issue', steps },
     status,
   }
@@ -408,7 +414,7 @@ t.test('new violations replace the errors written before', async (t) => {
   t.same(fake.writes[0]?.body['status'], INVALID)
 })
 
-t.test('fixed: its own Invalid removed by applying an empty status', async (t) => {
+t.test('fixed: its own Invalid removed, conditional on the version read', async (t) => {
   const fixed = definition(VALID_STEPS, INVALID, [OURS])
   const fake = fakeApi(fixed)
   t.same(await reconcileDefinition(fixed, fake).run(), {
@@ -418,7 +424,14 @@ t.test('fixed: its own Invalid removed by applying an empty status', async (t) =
   t.equal(fake.writes.length, 1)
   t.equal(fake.writes[0]?.path, DEFINITION_STATUS_PATH)
   t.same(fake.writes[0]?.query, { fieldManager: 'mcp-admission-status' })
-  t.same(fake.writes[0]?.body['status'], {}, 'server-side apply drops the fields only we owned')
+  t.same(
+    fake.writes[0]?.body,
+    {
+      metadata: { resourceVersion: '81' },
+      status: { validationStatus: null, validationErrors: null },
+    },
+    'a merge patch: an apply without them would leave status null, which the CRD refuses',
+  )
 
   const released = definition(VALID_STEPS)
   const after = fakeApi(released)
