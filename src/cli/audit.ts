@@ -15,12 +15,10 @@
 import { createDecide } from '../admission/decide.ts'
 import { KubeApi } from '../cluster/kube-api.ts'
 import { discoverServedKinds } from '../cluster/kind-discovery.ts'
-import { LIST_PAGE_SIZE, listPages } from '../cluster/list-pages.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
-import { LIVE_ONLY_RESOURCES, apiVersionOf, resourcePath } from '../cluster/resources.ts'
+import { LIVE_ONLY_RESOURCES } from '../cluster/resources.ts'
 import type { ViewResource } from '../cluster/resources.ts'
 import { trimForView } from '../cluster/trim.ts'
-import type { ClusterCredentials } from '../cluster/cluster-credentials.ts'
 import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { RUNCONFIG_COMPONENTS, RUNCONFIG_COMPONENT_LABEL } from '../policy/names.ts'
@@ -28,7 +26,7 @@ import { admit } from './admit-object.ts'
 import { AuditSummary, findingOf } from './audit-findings.ts'
 import { auditWriter } from './audit-output.ts'
 import type { AuditOutput } from './audit-output.ts'
-import { clusterCredentials, unreachable } from './cluster-command.ts'
+import { clusterCredentials, eachPage, unreachable } from './cluster-command.ts'
 import { EXIT } from './io.ts'
 import type { CliIo } from './io.ts'
 import { auditProgress } from './audit-progress.ts'
@@ -96,32 +94,6 @@ export async function auditCommand(options: AuditOptions, io: CliIo): Promise<nu
   } finally {
     progress.done()
     api.close()
-  }
-}
-
-async function eachPage(
-  api: KubeApi,
-  credentials: ClusterCredentials,
-  resource: ViewResource,
-  labelSelector: string | undefined,
-  onPage: (objects: KubeObject[]) => Promise<void>,
-): Promise<void> {
-  const pages = listPages(api, resourcePath(resource), {
-    apiVersion: apiVersionOf(resource),
-    kind: resource.kind,
-    limit: LIST_PAGE_SIZE,
-    ...(labelSelector === undefined ? {} : { labelSelector }),
-  })
-  // Only a failed read is the cluster's fault; anything `onPage` throws is passed on as it is.
-  for (;;) {
-    let next: IteratorResult<KubeObject[]>
-    try {
-      next = await pages.next()
-    } catch (error) {
-      throw unreachable(credentials, `list ${resource.plural}`, error)
-    }
-    if (next.done === true) return
-    await onPage(next.value)
   }
 }
 

@@ -1,10 +1,15 @@
 /**
  * What the commands that read a cluster (`audit`, `release-status`) share: the credentials, from
  * `--kubeconfig`, else KUBECONFIG, else a pod's in-cluster credentials; and the one-line error of
- * a request that failed (exit 2).
+ * a request that failed (exit 2); and the pages of a list read under that rule.
  */
 
 import type { ClusterCredentials } from '../cluster/cluster-credentials.ts'
+import type { KubeApi } from '../cluster/kube-api.ts'
+import { LIST_PAGE_SIZE, listPages } from '../cluster/list-pages.ts'
+import { apiVersionOf, resourcePath } from '../cluster/resources.ts'
+import type { ViewResource } from '../cluster/resources.ts'
+import type { KubeObject } from '../policy/kube/object.ts'
 import { errorMessage } from '../policy/messages/render.ts'
 import { UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
@@ -48,4 +53,34 @@ export function unreachable(
     .replace(/^GET [^:\s]*: /, '')
     .replace(/\s*\n\s*/g, ' ')
   return new UsageError(`cannot ${what} from ${credentials.server}: ${reason}`)
+}
+
+/**
+ * Calls `onPage` with each page of `resource` in every namespace; a failed read is the one-line
+ * error of `unreachable` (exit 2).
+ */
+export async function eachPage(
+  api: KubeApi,
+  credentials: ClusterCredentials,
+  resource: ViewResource,
+  labelSelector: string | undefined,
+  onPage: (objects: KubeObject[]) => Promise<void>,
+): Promise<void> {
+  const pages = listPages(api, resourcePath(resource), {
+    apiVersion: apiVersionOf(resource),
+    kind: resource.kind,
+    limit: LIST_PAGE_SIZE,
+    ...(labelSelector === undefined ? {} : { labelSelector }),
+  })
+  // Only a failed read is the cluster's fault; anything `onPage` throws is passed on as it is.
+  for (;;) {
+    let next: IteratorResult<KubeObject[]>
+    try {
+      next = await pages.next()
+    } catch (error) {
+      throw unreachable(credentials, `list ${resource.plural}`, error)
+    }
+    if (next.done === true) return
+    await onPage(next.value)
+  }
 }

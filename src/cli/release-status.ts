@@ -15,17 +15,14 @@
 
 import { KubeApi } from '../cluster/kube-api.ts'
 import { discoverServedKinds } from '../cluster/kind-discovery.ts'
-import { LIST_PAGE_SIZE, listPages } from '../cluster/list-pages.ts'
-import { apiVersionOf, resourcePath } from '../cluster/resources.ts'
 import type { ViewResource } from '../cluster/resources.ts'
-import type { ClusterCredentials } from '../cluster/cluster-credentials.ts'
 import { VALIDATION_STATUS_KINDS } from '../policy/kinds.ts'
 import { statusFieldManagers } from '../policy/kube/field-ownership.ts'
 import { VALIDATION_STATUS_FIELDS } from '../policy/composite-status.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { renderText, terminalText } from '../policy/messages/render.ts'
 import { FIELD_MANAGER, removeStatusFields } from '../reconciler/status-client.ts'
-import { clusterCredentials, unreachable } from './cluster-command.ts'
+import { clusterCredentials, eachPage, unreachable } from './cluster-command.ts'
 import { EXIT } from './io.ts'
 import type { CliIo } from './io.ts'
 
@@ -50,7 +47,7 @@ export async function releaseStatusCommand(
     for (const kind of VALIDATION_STATUS_KINDS) {
       const resource = served.get(kind)
       if (!resource) continue
-      for await (const objects of pagesOf(api, credentials, resource)) {
+      await eachPage(api, credentials, resource, undefined, async (objects) => {
         for (const object of objects) {
           counts.checked++
           const result = await release(api, resource, object)
@@ -62,7 +59,7 @@ export async function releaseStatusCommand(
             io.stderr.write(`mcp-admission: cannot release ${subject(object)}: ${result.failed}\n`)
           }
         }
-      }
+      })
     }
     io.stdout.write(`${summary(counts)}\n`)
     return counts.failed > 0 ? EXIT.denied : EXIT.ok
@@ -103,29 +100,6 @@ async function release(
     case 'retry':
     case 'refused':
       return { failed: renderText(outcome.reason) }
-  }
-}
-
-/** Every object of `resource` in every namespace, a page at a time (managedFields included). */
-async function* pagesOf(
-  api: KubeApi,
-  credentials: ClusterCredentials,
-  resource: ViewResource,
-): AsyncGenerator<KubeObject[]> {
-  const pages = listPages(api, resourcePath(resource), {
-    apiVersion: apiVersionOf(resource),
-    kind: resource.kind,
-    limit: LIST_PAGE_SIZE,
-  })
-  for (;;) {
-    let next: IteratorResult<KubeObject[]>
-    try {
-      next = await pages.next()
-    } catch (error) {
-      throw unreachable(credentials, `list ${resource.plural}`, error)
-    }
-    if (next.done === true) return
-    yield next.value
   }
 }
 
