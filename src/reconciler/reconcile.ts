@@ -14,9 +14,6 @@
  * validation-status.ts.
  */
 
-import type { Logger } from 'pino'
-import type { KubeApi } from '../cluster/kube-api.ts'
-import type { KubeView } from '../cluster/kube-view.ts'
 import { resourcePath } from '../cluster/resources.ts'
 import type { ViewResource } from '../cluster/resources.ts'
 import { parseKeyString } from '../cluster/view.ts'
@@ -35,28 +32,15 @@ import { errorMessage } from '../policy/messages/render.ts'
 import { desiredStatus, mergeConditions, statusNeedsWrite } from '../policy/status-conditions.ts'
 import type { DesiredStatus } from '../policy/status-conditions.ts'
 import { FIELD_MANAGER, applyStatus } from './status-client.ts'
+import type { ReconcileDeps, ReconcileOutcome } from './reconcile-types.ts'
+
+export type { ReconcileDeps, ReconcileOutcome } from './reconcile-types.ts'
 import { reconcileValidationStatus } from './validation-status.ts'
 
 /** The kinds whose status this controller writes: conditions or a validation status. */
 export const RECONCILED_KINDS: readonly ToolHiveKind[] = TOOLHIVE_KIND_TABLE.flatMap((entry) =>
   writesStatus(entry) ? [entry.kind] : [],
 )
-
-/**
- * What one reconcile came to. `retry` runs the key again after a backoff (the queue's contract);
- * every other result settles it until the object changes.
- */
-export type ReconcileOutcome =
-  /** Nothing of ours to write: current already, gone, or every condition left to its owner. */
-  | { readonly result: 'unchanged' }
-  | { readonly result: 'written'; readonly conditions: readonly string[] }
-  /** `Invalid` written, or the reconciler's own `Invalid` removed (validation-status.ts). */
-  | { readonly result: 'written'; readonly validationStatus: 'Invalid' | 'removed' }
-  /** Leadership ended: whether a write landed is the next leader's to find out. */
-  | { readonly result: 'abandoned' }
-  /** The API server refused the write itself (not a conflict): retrying would not help. */
-  | { readonly result: 'refused'; readonly reason: string }
-  | { readonly result: 'retry'; readonly error: Error }
 
 /** Conflicts in a row before giving up for now (each one drops at least one condition). */
 const MAX_CONFLICTS = 3
@@ -66,19 +50,6 @@ const REQUEST_DEADLINE_MS = 5_000
 
 const UNCHANGED = { result: 'unchanged' } as const
 const ABANDONED = { result: 'abandoned' } as const
-
-export interface ReconcileDeps {
-  readonly api: Pick<KubeApi, 'get' | 'write'>
-  /** The cache, and where each kind is served now (its status is read and applied there). */
-  readonly view: Pick<KubeView, 'cached' | 'resourceOf'>
-  readonly logger: Logger
-  /** Aborted when leadership is lost: no write may start after that, and one under way is abandoned. */
-  readonly leadership: AbortSignal
-  readonly now?: () => string
-  readonly onWrite?: (kind: string) => void
-  /** Called with each condition type, or status field, left to another field manager. */
-  readonly onYield?: (kind: string, conditionType: string) => void
-}
 
 /** A key whose cached object wants a status write. */
 interface Target {

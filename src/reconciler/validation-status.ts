@@ -18,7 +18,7 @@ import {
 import type { DesiredValidationStatus } from '../policy/composite-status.ts'
 import { statusFieldManagers } from '../policy/kube/field-ownership.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import type { ReconcileDeps, ReconcileOutcome } from './reconcile.ts'
+import type { ReconcileDeps, ReconcileOutcome } from './reconcile-types.ts'
 import { FIELD_MANAGER, applyStatus, removeStatusFields } from './status-client.ts'
 
 interface Target {
