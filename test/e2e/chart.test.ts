@@ -239,6 +239,7 @@ t.test(
       'deployments-scale': 'Fail',
       runconfigs: 'Fail',
       webhookconfigs: 'Fail',
+      compositetools: 'Ignore',
       workloads: 'Ignore',
       deletes: 'Ignore',
     })
@@ -266,6 +267,7 @@ t.test(
       'deployments-scale': 'Fail',
       runconfigs: 'Fail',
       webhookconfigs: 'Ignore',
+      compositetools: 'Ignore',
       workloads: 'Ignore',
       deletes: 'Ignore',
     })

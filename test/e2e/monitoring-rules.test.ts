@@ -117,6 +117,7 @@ t.test('each latency rule follows its webhook timeoutSeconds', async (t) => {
     'deployments-scale': '4',
     runconfigs: '4',
     webhookconfigs: '4',
+    compositetools: '4',
     workloads: '4',
   })
   const changed = await renderMonitoring(helm, [
