@@ -17,11 +17,28 @@ import type { FieldViolation } from './messages/field-errors.ts'
 const TEMPLATE_FUNCTIONS = ['json', 'quote', 'fromJson']
 /** Readers a missing default's detail names at most. */
 const READERS_SHOWN = 3
+/**
+ * Template text parsed per tool, in UTF-16 units. Real workflows hold a few KiB; parsing runs on
+ * the event loop every webhook shares (about 0.7 ms a KiB), so a multi-megabyte definition must not
+ * stall the Fail webhooks' answers. A template past it is warned about and read for nothing: a
+ * default it would ask for is not asked for (a missed denial, never a false one).
+ */
+export const TEMPLATE_BUDGET = 128 * 1024
 
 interface Findings {
   readonly violations: FieldViolation[]
   readonly warnings: string[]
 }
+
+/** What the templates of one tool may still parse. */
+interface Budget {
+  left: number
+  /** Warned once per tool. */
+  exceeded: boolean
+}
+
+/** The findings so far, and the budget left. */
+type Parsing = Findings & { readonly budget: Budget }
 
 /** A field of a step's output that a template reads: `.steps.<step>.output.<field>`. */
 interface OutputRead {
@@ -39,7 +56,11 @@ interface MissingDefault {
 
 /** The template warnings of the tool at `path`, and the defaults its skippable steps lack. */
 export function templateFindings(config: CompositeToolConfig, path: string): Findings {
-  const found: Findings = { violations: [], warnings: [] }
+  const found: Parsing = {
+    violations: [],
+    warnings: [],
+    budget: { left: TEMPLATE_BUDGET, exceeded: false },
+  }
   const steps = config.steps ?? []
   const reads = steps.map((step, i) => stepReads(step, `${path}.steps[${i}]`, found))
   const skippable = new Set(steps.filter(mayBeSkipped).map(({ id = '' }) => id))
@@ -85,7 +106,7 @@ function mayBeSkipped(step: StepConfig): boolean {
  * not parse; returns the output reads of those upstream's defaults rule reads (condition,
  * arguments, message: not a forEach's collection or inner step).
  */
-function stepReads(step: StepConfig, at: string, found: Findings): OutputRead[] {
+function stepReads(step: StepConfig, at: string, found: Parsing): OutputRead[] {
   const reads: OutputRead[] = []
   for (const [key, value] of Object.entries(step.arguments ?? {}))
     if (typeof value === 'string') reads.push(...parsed(`${at}.arguments[${key}]`, value, found))
@@ -103,7 +124,7 @@ function stepReads(step: StepConfig, at: string, found: Findings): OutputRead[] 
 function propertyReads(
   properties: Readonly<Record<string, OutputProperty>> | undefined,
   at: string,
-  found: Findings,
+  found: Parsing,
 ): OutputRead[] {
   const reads: OutputRead[] = []
   for (const [name, property] of Object.entries(properties ?? {})) {
@@ -115,7 +136,17 @@ function propertyReads(
 }
 
 /** The output reads of the template `text` at `field`; none, and a warning, when it does not parse. */
-function parsed(field: string, text: string, found: Findings): OutputRead[] {
+function parsed(field: string, text: string, found: Parsing): OutputRead[] {
+  const { budget } = found
+  if (text.length > budget.left) {
+    if (!budget.exceeded)
+      found.warnings.push(
+        `${field}: not checked: this tool's templates pass ${TEMPLATE_BUDGET / 1024} KiB; from here on none is parsed`,
+      )
+    budget.exceeded = true
+    return []
+  }
+  budget.left -= text.length
   const result = parseGoTemplate(text, TEMPLATE_FUNCTIONS)
   if (!result.ok) {
     found.warnings.push(

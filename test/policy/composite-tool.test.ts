@@ -12,6 +12,7 @@ import {
   inlineCompositeToolWarnings,
   validateCompositeToolDefinition,
 } from '../../src/policy/composite-tool.ts'
+import { TEMPLATE_BUDGET } from '../../src/policy/composite-defaults.ts'
 import { MAX_NESTING } from '../../src/policy/kube/nesting.ts'
 import type { KubeObject } from '../../src/policy/kube/object.ts'
 import { formatViolation } from '../../src/policy/messages/render.ts'
@@ -922,5 +923,34 @@ t.test(
     t.same(found.warnings, [
       `spec.steps[0].condition: {{template}} without an argument: the vmcp's defaultResults check crashes on it`,
     ])
+  },
+)
+
+t.test(
+  "templates past the tool's parse budget are warned about once and read for nothing",
+  async (t) => {
+    const long = `{{.steps.a.output.x}}${' '.repeat(TEMPLATE_BUDGET)}`
+    const found = compositeToolFindings(
+      tool([
+        toolStep('a', { condition: '{{.params.go}}' }),
+        toolStep('b', { arguments: { one: long, two: long } }),
+      ]),
+      'spec',
+    )
+    t.same(found.violations, [], 'the default it would ask for is not asked for: no false denial')
+    t.same(found.warnings, [
+      `spec.steps[1].arguments[one]: not checked: this tool's templates pass 128 KiB; from here on none is parsed`,
+    ])
+    t.same(
+      compositeToolFindings(
+        tool([
+          toolStep('a', { condition: '{{.params.go}}' }),
+          toolStep('b', { message: '{{.steps.a.output.x}}' }),
+        ]),
+        'spec',
+      ).violations.map((v) => v.field),
+      ['spec.steps[0].defaultResults[x]'],
+      'within the budget the same read is a violation',
+    )
   },
 )
