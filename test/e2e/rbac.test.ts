@@ -6,10 +6,13 @@
 
 import t from 'tap'
 import { SERVICE_ACCOUNT, SERVICE_NAMESPACE, startEnvironment } from './harness/environment.ts'
+import { releaseSources } from './toolhive/releases.ts'
 
-// The CRD fixtures (kubectl resolves resource names through discovery, so the ToolHive kinds must
-// be served) and the shipped identity and RBAC; the service itself need not run.
-const { kubectl } = await startEnvironment(t, { service: false })
+// The newest release's CRDs, all 14 kinds (kubectl resolves resource names through discovery: a
+// kind not served is asked about under a name RBAC never grants, and the answer is a false "no"),
+// and the shipped identity and RBAC; the service itself need not run.
+const { crds } = await releaseSources('v0.63.0')
+const { kubectl } = await startEnvironment(t, { crds: [crds], service: false })
 
 const AS = `--as=system:serviceaccount:${SERVICE_NAMESPACE}:${SERVICE_ACCOUNT}`
 
@@ -67,6 +70,7 @@ for (const [verb, resource, namespace, allowed] of cases) {
       const sub = subresource === undefined ? [] : [`--subresource=${subresource}`]
       const result = await kubectl(['auth', 'can-i', verb, name, ...sub, AS, ...scope])
       t.equal(result.stdout.trim(), allowed ? 'yes' : 'no', result.stderr)
+      t.notMatch(result.stderr, "doesn't have a resource type", 'asked about the served resource')
     },
   )
 }
