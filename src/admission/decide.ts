@@ -58,7 +58,7 @@ export function createDecide({
   const router = new Router(routes)
   const writerOf = operatorWriter(operatorServiceAccount)
   return async (webhook, request) => {
-    const writer = writerOf(request.userInfo)
+    const { writer, exactOperator } = writerOf(request.userInfo)
     const route = router.find(webhook, request)
     if (!route) return { verdict: admitted(), writer }
     const decided = { rule: route.rule, route, writer }
@@ -70,7 +70,7 @@ export function createDecide({
         verdict: failed(400, `the request is nested deeper than ${MAX_NESTING} levels`),
       }
     try {
-      const context = { view, denies: denies(route.rule) }
+      const context = { view, denies: denies(route.rule), exactOperator }
       return { ...decided, verdict: await route.handler(request, context) }
     } catch (error) {
       // A live read that failed is not a bug: say in-band what could not be read (the writer

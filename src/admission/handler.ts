@@ -11,6 +11,12 @@ export interface HandlerContext {
    * warns may read from the cache where one that denies reads live (docs/enforcement.md).
    */
   readonly denies: boolean
+  /**
+   * Whether the operator's exact service account (namespace and name, writer.ts) sent the request:
+   * only its proxy Deployment writes may be admitted without the freshness proof when the API
+   * server is too slow to answer the live reads in time (docs/enforcement.md#a-slow-api-server).
+   */
+  readonly exactOperator: boolean
 }
 
 /**

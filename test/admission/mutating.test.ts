@@ -50,7 +50,11 @@ t.test('a rule never sees managedFields, and its patch never names them', async 
     }),
   )
   const request = review(withManagedFields(runConfigFor('MCPServer', 'demo'))) as Any
-  const verdict = await handler(request.request, { view: new MemoryView([]), denies: true })
+  const verdict = await handler(request.request, {
+    view: new MemoryView([]),
+    denies: true,
+    exactOperator: false,
+  })
   t.equal(seen, undefined)
   t.same(verdict.kind === 'admitted' && verdict.patch, [
     { op: 'add', path: '/metadata/annotations', value: { stamped: 'yes' } },

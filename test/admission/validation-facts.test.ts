@@ -94,7 +94,11 @@ const HOOKS = { kind: 'MCPWebhookConfig', name: 'hooks' }
 
 t.test('the referrers of a deleted object: live where the rule denies, else cached', async (t) => {
   const view = new CountingView([server('b'), server('a'), server('c', {}), config])
-  const facts = await gatherDeleteFacts(deleting, view, { view, denies: true })
+  const facts = await gatherDeleteFacts(deleting, view, {
+    view,
+    denies: true,
+    exactOperator: false,
+  })
   t.same(
     'referrers' in facts && facts.referrers.map(({ kind, name, path }) => ({ kind, name, path })),
     [
@@ -103,7 +107,7 @@ t.test('the referrers of a deleted object: live where the rule denies, else cach
     ],
   )
   t.same(view.reads, ['referrers of MCPWebhookConfig/hooks live'])
-  await gatherDeleteFacts(deleting, view, { view, denies: false })
+  await gatherDeleteFacts(deleting, view, { view, denies: false, exactOperator: false })
   t.same(view.reads.at(-1), 'referrers of MCPWebhookConfig/hooks', 'from the cache')
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'hooks', namespace: 'team' } }
   const deletingPod = requestFor(undefined, {
@@ -112,12 +116,16 @@ t.test('the referrers of a deleted object: live where the rule denies, else cach
     oldObject: pod,
   })
   t.same(
-    await gatherDeleteFacts(deletingPod, view, { view, denies: true }),
+    await gatherDeleteFacts(deletingPod, view, { view, denies: true, exactOperator: false }),
     { kind: 'Pod', name: 'hooks', referrers: [] },
     'no ToolHive kind, no referrers',
   )
   t.same(
-    await gatherDeleteFacts(clusterScoped(deleting), view, { view, denies: true }),
+    await gatherDeleteFacts(clusterScoped(deleting), view, {
+      view,
+      denies: true,
+      exactOperator: false,
+    }),
     { ...HOOKS, referrers: [] },
     'no namespace',
   )
@@ -127,7 +135,7 @@ t.test('a DeleteCollection: each review names no object, its stored object does'
   const view = new CountingView([server('a'), config])
   const swept = { ...deleting }
   delete swept.name
-  const facts = await gatherDeleteFacts(swept, view, { view, denies: true })
+  const facts = await gatherDeleteFacts(swept, view, { view, denies: true, exactOperator: false })
   t.same(
     'referrers' in facts && [facts.name, facts.referrers.map(({ name }) => name)],
     ['hooks', ['a']],
@@ -142,7 +150,7 @@ t.test('exemptions are decided before anything is listed', async (t) => {
     metadata: { name: 'team', deletionTimestamp: '2026-11-29T00:00:00Z' },
   }
   const view = new CountingView([server('a'), config, terminating])
-  t.same(await gatherDeleteFacts(deleting, view, { view, denies: true }), {
+  t.same(await gatherDeleteFacts(deleting, view, { view, denies: true, exactOperator: false }), {
     ...HOOKS,
     exempt: 'namespace team is terminating',
   })
@@ -153,10 +161,13 @@ t.test('exemptions are decided before anything is listed', async (t) => {
     'system:kube-controller-manager',
   ]) {
     const request = { ...deleting, userInfo: { username } }
-    t.same(await gatherDeleteFacts(request, open, { view: open, denies: true }), {
-      ...HOOKS,
-      exempt: `deleted by ${username}`,
-    })
+    t.same(
+      await gatherDeleteFacts(request, open, { view: open, denies: true, exactOperator: false }),
+      {
+        ...HOOKS,
+        exempt: `deleted by ${username}`,
+      },
+    )
   }
   t.same([...view.reads, ...open.reads], [], 'nothing listed')
 })
@@ -168,7 +179,7 @@ t.test('a failed read is said, not thrown: the guard never holds a delete up', a
     }
   }
   const view = new Unreadable()
-  t.same(await gatherDeleteFacts(deleting, view, { view, denies: true }), {
+  t.same(await gatherDeleteFacts(deleting, view, { view, denies: true, exactOperator: false }), {
     ...HOOKS,
     unread: 'cannot read the mcpservers of namespace team from the API server: timeout',
   })
@@ -179,7 +190,7 @@ t.test('a failed read is said, not thrown: the guard never holds a delete up', a
   }
   const broken = new Broken()
   await t.rejects(
-    gatherDeleteFacts(deleting, broken, { view: broken, denies: true }),
+    gatherDeleteFacts(deleting, broken, { view: broken, denies: true, exactOperator: false }),
     /a bug/,
     'a bug is no read error',
   )

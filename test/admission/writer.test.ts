@@ -11,7 +11,13 @@ t.test('the operator service account, in any namespace or one named', async (t) 
       { username: 'system:serviceaccount:toolhive-system:toolhive-operator' },
       'operator',
     ],
-    [undefined, { username: 'system:serviceaccount:platform:toolhive-operator' }, 'operator'],
+    // The default names the namespace ToolHive's install guide uses.
+    [undefined, { username: 'system:serviceaccount:platform:toolhive-operator' }, 'other'],
+    [
+      'toolhive-operator',
+      { username: 'system:serviceaccount:platform:toolhive-operator' },
+      'operator',
+    ],
     [undefined, { username: 'system:serviceaccount:toolhive-system:default' }, 'other'],
     [undefined, { username: 'system:serviceaccount:a:toolhive-operator:x' }, 'other'],
     [undefined, { username: 'toolhive-operator' }, 'other'],
@@ -25,8 +31,27 @@ t.test('the operator service account, in any namespace or one named', async (t) 
     ['thv', { username: 'system:serviceaccount:anywhere:thv' }, 'operator'],
   ]
   for (const [account, userInfo, expected] of cases) {
-    t.equal(operatorWriter(account)(userInfo), expected, `${account}: ${JSON.stringify(userInfo)}`)
+    t.equal(
+      operatorWriter(account)(userInfo).writer,
+      expected,
+      `${account}: ${JSON.stringify(userInfo)}`,
+    )
   }
+})
+
+t.test('only a namespace and a name make the exact operator account', async (t) => {
+  const username = 'system:serviceaccount:ops:thv'
+  t.same(operatorWriter('ops/thv')({ username }), { writer: 'operator', exactOperator: true })
+  // A name alone is the operator for the metric's label, never trusted beyond it.
+  t.same(operatorWriter('thv')({ username }), { writer: 'operator', exactOperator: false })
+  t.same(operatorWriter('other/thv')({ username }), { writer: 'other', exactOperator: false })
+  t.same(
+    operatorWriter()({ username: 'system:serviceaccount:toolhive-system:toolhive-operator' }),
+    {
+      writer: 'operator',
+      exactOperator: true,
+    },
+  )
 })
 
 t.test(
