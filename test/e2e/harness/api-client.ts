@@ -23,10 +23,24 @@ export interface ApiClient {
   close(): void
 }
 
-export function adminClient(
-  plane: ControlPlane,
-  options: { readonly maxSockets: number; readonly timeoutMs: number },
-): ApiClient {
+export interface AdminClientOptions {
+  readonly maxSockets: number
+  readonly timeoutMs: number
+  /**
+   * Act as this user (Impersonate-User, Impersonate-Group): the API server authorizes the
+   * groups and tells webhooks the user, e.g. the operator's service account with
+   * `system:masters`, so a test writes as the operator without granting it RBAC.
+   */
+  readonly impersonate?: { readonly user: string; readonly groups: readonly string[] }
+}
+
+export function adminClient(plane: ControlPlane, options: AdminClientOptions): ApiClient {
+  const impersonation = options.impersonate
+    ? {
+        'impersonate-user': options.impersonate.user,
+        'impersonate-group': [...options.impersonate.groups],
+      }
+    : {}
   const url = new URL(plane.server)
   const agent = new Agent({
     keepAlive: true,
@@ -51,6 +65,7 @@ export function adminClient(
             timeout: options.timeoutMs,
             headers: {
               accept: 'application/json',
+              ...impersonation,
               ...(payload === undefined
                 ? {}
                 : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
