@@ -48,6 +48,11 @@ export const AUDIT_KEYS = {
   mutationObserved: 'mutation_observed',
   /** A request not judged (a fact unreadable, a bug) and admitted: its answer does not enforce. */
   admissionError: 'admission_error',
+  /**
+   * The operator's proxy Deployment write admitted with the stamps it carries, the live reads
+   * proving them current having missed their deadline (docs/enforcement.md#a-slow-api-server).
+   */
+  liveReadFallback: 'live_read_fallback',
 } as const
 
 /**
@@ -85,12 +90,10 @@ export function respond(
 ): AdmissionResponse {
   if (verdict.kind === 'failed') return respondToError(uid, rule, verdict, webhook, enforcement)
   if (verdict.kind === 'admitted') {
-    if (enforcement.mutationMode === 'apply' || verdict.patch.length === 0)
-      return patched(uid, verdict.patch, verdict.warnings)
-    // Observed: the client sees the write as if no webhook were there, warnings included (they
-    // describe a change that is not made).
-    const operations = verdict.patch.map(({ op, path }) => ({ op, path }))
-    return withAudit(allowed(uid), AUDIT_KEYS.mutationObserved, operations)
+    const response = admittedResponse(uid, verdict, enforcement)
+    if (verdict.unproven === undefined) return response
+    const text = `${verdict.unproven.unread}; admitted with the stamps the operator wrote, not proven current`
+    return withAudit(response, AUDIT_KEYS.liveReadFallback, renderText(text))
   }
   const actions = validationActionsFor(rule, enforcement)
   const response = actions.includes('Deny')
@@ -103,6 +106,19 @@ export function respond(
     AUDIT_KEYS.validationFailure,
     items.map((message) => ({ message, policy: POLICY, rule, validationActions: actions })),
   )
+}
+
+function admittedResponse(
+  uid: string,
+  verdict: Extract<Verdict, { kind: 'admitted' }>,
+  enforcement: Enforcement,
+): AdmissionResponse {
+  if (enforcement.mutationMode === 'apply' || verdict.patch.length === 0)
+    return patched(uid, verdict.patch, verdict.warnings)
+  // Observed: the client sees the write as if no webhook were there, warnings included (they
+  // describe a change that is not made).
+  const operations = verdict.patch.map(({ op, path }) => ({ op, path }))
+  return withAudit(allowed(uid), AUDIT_KEYS.mutationObserved, operations)
 }
 
 /**

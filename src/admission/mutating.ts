@@ -6,14 +6,18 @@ import type { KubeObject } from '../policy/kube/object.ts'
 import { isRefused } from '../policy/result.ts'
 import type { MutationResult } from '../policy/result.ts'
 import { cloneJson } from './clone.ts'
-import type { Handler } from './handler.ts'
+import type { Handler, HandlerContext } from './handler.ts'
 import { diff } from './patch.ts'
 import { admitted, refused, subjectOf } from './verdict.ts'
 import type { AdmissionRequest } from './review.ts'
 
 interface Mutator<Facts> {
   /** Reads what the rule needs from the cluster view (the only I/O on the mutating path). */
-  readonly gather: (request: AdmissionRequest, view: ClusterView) => Promise<Facts>
+  readonly gather: (
+    request: AdmissionRequest,
+    view: ClusterView,
+    context: HandlerContext,
+  ) => Promise<Facts>
   /** The pure rule. It receives a private copy of the whole object and may change it in place. */
   readonly mutate: (object: KubeObject, facts: Facts) => MutationResult
 }
@@ -31,18 +35,19 @@ export function pureMutator(mutate: (object: KubeObject) => MutationResult): Mut
  * the copy and the diff changes no patch (a JSON Pointer names keys, not positions).
  */
 export function mutatingHandler<Facts>(mutator: Mutator<Facts>): Handler {
-  return async (request, { view }) => {
+  return async (request, context) => {
     const original = request.object ? withoutManagedFields(request.object) : undefined
     if (!original) return admitted()
-    const facts = await mutator.gather(request, view)
+    const facts = await mutator.gather(request, context.view, context)
     const result = mutator.mutate(cloneJson(original), facts)
     if (isRefused(result)) return refused(result.violations, result.warnings, subjectOf(request))
     const patch = diff(original, result.object)
-    return admitted(
+    const verdict = admitted(
       patch,
       result.warnings,
       withManagedFieldsOf(request.object ?? original, result.object),
     )
+    return result.unproven ? { ...verdict, unproven: result.unproven } : verdict
   }
 }
 

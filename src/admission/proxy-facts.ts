@@ -4,10 +4,13 @@
  * proxy Deployment write. The cache cannot prove it is current: a request may carry the same
  * stale checksum the cache holds while the watch lags (an operator's get-modify-update), and
  * stamping that would leave pods unrolled on a config change. A read that fails or misses the
- * deadline throws ClusterReadError, which admission answers in-band, naming what it could not read.
+ * deadline throws ClusterReadError, which admission answers in-band, naming what it could not read
+ * (but for the operator's own write on a slow API server, below).
  */
 
+import { ClusterReadError } from '../cluster/view.ts'
 import type { ClusterView } from '../cluster/view.ts'
+import { keptStampsProblem } from '../policy/kept-stamps.ts'
 import { TRANSPORT_CAPPED_KINDS } from '../policy/kinds.ts'
 import type { ProxyDeploymentFacts } from '../policy/proxy-deployment.ts'
 import {
@@ -18,28 +21,50 @@ import {
 } from '../policy/proxy-owner.ts'
 import type { ScaleFacts } from '../policy/stdio-scale.ts'
 import { withDeadline } from './deadline.ts'
+import type { HandlerContext } from './handler.ts'
 import type { AdmissionRequest } from './review.ts'
 
-/** Owner, RunConfig ConfigMap and stored Deployment for a proxy Deployment CREATE/UPDATE. */
+/**
+ * Owner, RunConfig ConfigMap and stored Deployment for a proxy Deployment CREATE/UPDATE. When the
+ * reads miss their deadline on the operator's own write (its exact service account), the write is
+ * answered with the stamps it carries rather than refused: a loaded API server is when the
+ * operator's retries cost most, and the operator computed those stamps from the objects it had
+ * just written (docs/enforcement.md#a-slow-api-server). Only the freshness proof is skipped: a
+ * write lacking a stamp, or lowering the generation, is refused as any other writer's is.
+ */
 export async function gatherProxyDeploymentFacts(
   request: AdmissionRequest,
   view: ClusterView,
+  context: Pick<HandlerContext, 'exactOperator'>,
 ): Promise<ProxyDeploymentFacts> {
   const deployment = request.object ?? undefined
   const reference = proxyOwnerOf(deployment)
   const namespace = request.namespace ?? ''
-  if (!deployment || !reference)
-    return { owner: undefined, runConfigMap: undefined, stored: undefined }
-  const [owner, runConfigMap] = await withDeadline((signal) =>
-    Promise.all([
-      view.get({ kind: reference.kind, namespace, name: reference.name }, { live: true, signal }),
-      view.get(
-        { kind: 'ConfigMap', namespace, name: runConfigMapName(reference) },
-        { live: true, signal },
-      ),
-    ]),
-  )
-  return { owner, runConfigMap, stored: request.oldObject ?? undefined }
+  const stored = request.oldObject ?? undefined
+  if (!deployment || !reference) return { owner: undefined, runConfigMap: undefined, stored }
+  const ownerKey = { kind: reference.kind, namespace, name: reference.name }
+  try {
+    const [owner, runConfigMap] = await withDeadline((signal) =>
+      Promise.all([
+        view.get(ownerKey, { live: true, signal }),
+        view.get(
+          { kind: 'ConfigMap', namespace, name: runConfigMapName(reference) },
+          { live: true, signal },
+        ),
+      ]),
+    )
+    return { owner, runConfigMap, stored }
+  } catch (error) {
+    if (!(error instanceof ClusterReadError) || !error.deadlineMissed || !context.exactOperator)
+      throw error
+    const because = keptStampsProblem(deployment, stored)
+    if (because !== undefined)
+      throw new ClusterReadError(error.what, error.cause, { deadlineMissed: true, because })
+    // The stdio cap needs only the owner's transport, which the cache holds well enough.
+    const owner = await view.get(ownerKey, { cacheOnly: true })
+    const unproven = { ownerKind: reference.kind, unread: error.message }
+    return { owner, runConfigMap: undefined, stored, unproven }
+  }
 }
 
 /** What a Scale of anything but a capped-transport (stdio MCPServer) proxy needs: nothing. */

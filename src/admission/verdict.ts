@@ -5,6 +5,7 @@
  */
 
 import type { DeleteProtection } from '../policy/delete-guard.ts'
+import type { UnprovenStamps } from '../policy/kept-stamps.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import type { FieldViolation } from '../policy/messages/field-errors.ts'
 import type { PatchOperation } from './patch.ts'
@@ -27,6 +28,8 @@ export type Verdict =
       readonly object?: KubeObject
       /** A delete guard's: the operator's finalizer holds the object for its referrers. */
       readonly protection?: DeleteProtection
+      /** The write's own stamps were kept: the live reads proving them missed their deadline. */
+      readonly unproven?: UnprovenStamps
     }
   /** A rule is broken: each violation names its field (or none, for a refusal of a DELETE). */
   | {

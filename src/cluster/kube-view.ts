@@ -26,7 +26,7 @@ import type { ViewResource } from './resources.ts'
 import { sameResource, servedKindsOf } from './served-kinds.ts'
 import type { ServedKinds, ServedResource } from './served-kinds.ts'
 import { trimForView } from './trim.ts'
-import { ClusterReadError } from './view.ts'
+import { ClusterReadError, isDeadline } from './view.ts'
 import type { ClusterView, ObjectKey, ReadOptions, ToolHiveKey, ViewKind } from './view.ts'
 
 /**
@@ -325,7 +325,9 @@ export class KubeView implements ClusterView {
       object = await this.#api.get(resourcePath(resource, key), {}, options.signal)
     } catch (error) {
       // Named for people, as kubectl does (`Kind namespace/name`), not by the index key.
-      throw new ClusterReadError(`${key.kind} ${key.namespace}/${key.name}`, error)
+      throw new ClusterReadError(`${key.kind} ${key.namespace}/${key.name}`, error, {
+        deadlineMissed: isDeadline(options.signal),
+      })
     }
     return object ? trimForView(key.kind, { ...object, kind: key.kind }) : undefined
   }

@@ -39,9 +39,30 @@ export interface ReadOptions {
  */
 export class ClusterReadError extends Error {
   override name = 'ClusterReadError'
-  constructor(what: string, cause: unknown) {
-    super(`cannot read ${what} from the API server: ${errorMessage(cause)}`, { cause })
+  /** What could not be read, as people name it (`MCPServer team-a/fetch`). */
+  readonly what: string
+  /**
+   * The read was cut off by the caller's deadline (its signal aborted with a TimeoutError): the
+   * API server was slow, not wrong. A proxy Deployment write by the operator may then be admitted
+   * with its own stamps (docs/enforcement.md#a-slow-api-server).
+   */
+  readonly deadlineMissed: boolean
+  constructor(
+    what: string,
+    cause: unknown,
+    options: { readonly deadlineMissed?: boolean; readonly because?: string } = {},
+  ) {
+    const because = options.because === undefined ? '' : ` (${options.because})`
+    super(`cannot read ${what} from the API server: ${errorMessage(cause)}${because}`, { cause })
+    this.what = what
+    this.deadlineMissed = options.deadlineMissed ?? false
   }
+}
+
+/** Whether `signal` was aborted by a deadline (a TimeoutError, as AbortSignal.timeout aborts). */
+export function isDeadline(signal: AbortSignal | undefined): boolean {
+  const reason: unknown = signal?.aborted ? signal.reason : undefined
+  return reason instanceof Error && reason.name === 'TimeoutError'
 }
 
 export interface ClusterView {

@@ -13,6 +13,8 @@ import type { Enforcement } from '../admission/enforcement.ts'
 import { WEBHOOKS } from '../admission/review.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { EMPTY_BODY_MESSAGE, acceptJsonOnly, unsupportedContentType } from './body.ts'
+import { fallbackLog } from './fallback-log.ts'
+import type { FallbackLog } from './fallback-log.ts'
 import type { Metrics } from '../metrics/metrics.ts'
 
 /** Two objects of up to 3 MiB each, plus the envelope (DESIGN §7). */
@@ -50,6 +52,11 @@ export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance
   }) as unknown as FastifyInstance
 
   acceptJsonOnly(app)
+  const fallbacks = fallbackLog(logger)
+  app.addHook('onClose', (_instance, done) => {
+    fallbacks.flush()
+    done()
+  })
 
   app.setErrorHandler(
     (thrown: { code?: string; statusCode?: number; message: string }, request, reply) => {
@@ -80,6 +87,7 @@ export function buildAdmissionApp(options: AdmissionAppOptions): FastifyInstance
       if (webhook === 'mutate') countMutation(metrics, outcome, admission.enforcement)
       countViolations(metrics, outcome, admission.enforcement)
       countGuardedDelete(metrics, outcome)
+      countFallback(metrics, fallbacks, outcome)
       if (!outcome.ok) return reply.code(400).send({ code: 400, message: outcome.message })
       return outcome.review
     })
@@ -126,6 +134,17 @@ function countGuardedDelete(metrics: Metrics, outcome: ReviewOutcome): void {
   const { route, verdict } = (outcome.ok && outcome.decision) || {}
   if (!route || verdict?.kind === 'failed' || verdict?.protection === undefined) return
   metrics.guardedDeletes.inc({ kind: route.kind, protection: verdict.protection })
+}
+
+/**
+ * `mcp_admission_live_read_fallbacks_total` and its log: the operator's write admitted with its
+ * own stamps, by the owner's kind (a kind of the table, never the request's words).
+ */
+function countFallback(metrics: Metrics, log: FallbackLog, outcome: ReviewOutcome): void {
+  const { verdict } = (outcome.ok && outcome.decision) || {}
+  if (verdict?.kind !== 'admitted' || verdict.unproven === undefined) return
+  metrics.liveReadFallbacks.inc({ kind: verdict.unproven.ownerKind })
+  log.record(verdict.unproven.ownerKind)
 }
 
 /** `mcp_admission_violations_total`: each violation once per action taken on it. */

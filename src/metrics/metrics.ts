@@ -15,6 +15,7 @@ export interface Metrics {
   readonly mutations: Counter<'resource' | 'changed' | 'writer' | 'mode'>
   readonly violations: Counter<'kind' | 'action'>
   readonly guardedDeletes: Counter<'kind' | 'protection'>
+  readonly liveReadFallbacks: Counter<'kind'>
   readonly certificateNotAfter: Gauge
   readonly certificateReloads: Counter<'result'>
   readonly viewSynced: Gauge
@@ -114,6 +115,12 @@ export function createMetrics(): Metrics {
       name: 'mcp_admission_guarded_deletes_total',
       help: "Deletes of objects other objects still reference, by kind and protection: protected (the operator's finalizer holds the object for every referrer) or unprotected (the delete guard applies: what its Deny refuses, or would).",
       labelNames: ['kind', 'protection'],
+      registers: [registry],
+    }),
+    liveReadFallbacks: new Counter({
+      name: 'mcp_admission_live_read_fallbacks_total',
+      help: "Proxy Deployment writes by the ToolHive operator's service account admitted with the stamps they carry because the live reads proving them current missed their deadline (a slow API server), by the owner's kind. Each such stamp may be stale until the operator's next write of that Deployment.",
+      labelNames: ['kind'],
       registers: [registry],
     }),
     certificateNotAfter: new Gauge({

@@ -14,7 +14,9 @@
 
 import { effectiveContentChecksum } from './content-checksum.ts'
 import { setGenerationEnv } from './generation-env.ts'
-import { isRecord, setOwn, stringMap } from './kube/object.ts'
+import { podTemplateAnnotations } from './kept-stamps.ts'
+import type { UnprovenStamps } from './kept-stamps.ts'
+import { isRecord, setOwn } from './kube/object.ts'
 import type { JsonObject, KubeObject } from './kube/object.ts'
 import { TOOLHIVE_KIND_TABLE } from './kinds.ts'
 import type { KindTable } from './kinds.ts'
@@ -30,6 +32,11 @@ export interface ProxyDeploymentFacts {
   readonly runConfigMap: KubeObject | undefined
   /** The stored Deployment on UPDATE: its generation is never lowered for the same owner. */
   readonly stored: KubeObject | undefined
+  /**
+   * Set when the live reads missed their deadline on the operator's own write, whose stamps were
+   * found complete (kept-stamps.ts): they are kept as written, and `owner` is the cache's.
+   */
+  readonly unproven?: UnprovenStamps
 }
 
 const TERMINATION_GRACE_PERIOD_SECONDS = 30
@@ -52,14 +59,16 @@ export function mutateProxyDeployment(
 
   const warnings: string[] = []
   const owner = facts.owner && isSameOwner(reference, facts.owner) ? facts.owner : undefined
-  if (!owner)
+  const { unproven } = facts
+  if (!owner && !unproven)
     warnings.push(
       `${reference.kind} ${reference.name} not found: RunConfig checksum and generation not stamped`,
     )
 
   // The checksum and generation are stamped over whatever else wrote those keys (an override
   // naming them, a stale write): they are the invariants, and the operator computes the same.
-  if (owner) {
+  // Unless they could not be read in time: then the operator's own write keeps its own.
+  if (owner && !unproven) {
     const checksum = facts.runConfigMap ? effectiveContentChecksum(facts.runConfigMap) : undefined
     if (checksum !== undefined)
       setIn(template, ['metadata', 'annotations'], ANNOTATIONS.runConfigChecksum, checksum)
@@ -69,7 +78,8 @@ export function mutateProxyDeployment(
       )
   }
   if (reference.proxy.stampsGeneration) {
-    const generation = owner ? generationToStamp(owner, reference, facts.stored, kinds) : undefined
+    const generation =
+      owner && !unproven ? generationToStamp(owner, reference, facts.stored, kinds) : undefined
     if (generation !== undefined)
       setIn(
         template,
@@ -88,7 +98,7 @@ export function mutateProxyDeployment(
   ) {
     template.spec.terminationGracePeriodSeconds = TERMINATION_GRACE_PERIOD_SECONDS
   }
-  return { object: deployment, warnings }
+  return { object: deployment, warnings, ...(unproven ? { unproven } : {}) }
 }
 
 /** The owner's generation, but never below what the stored Deployment holds for the same owner. */
@@ -109,12 +119,7 @@ function generationToStamp(
     storedReference.uid !== reference.uid
   )
     return generation
-  const template =
-    isRecord(stored.spec) && isRecord(stored.spec.template) ? stored.spec.template : undefined
-  const annotations = isRecord(template?.metadata)
-    ? stringMap(template.metadata.annotations)
-    : undefined
-  const stamped = Number(annotations?.[ANNOTATIONS.mcpServerGeneration])
+  const stamped = Number(podTemplateAnnotations(stored)?.[ANNOTATIONS.mcpServerGeneration])
   return Number.isSafeInteger(stamped) && stamped > generation ? stamped : generation
 }
 

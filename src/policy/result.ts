@@ -3,12 +3,15 @@
  * refuses with violations; a validator yields violations. Both may add short warnings.
  */
 
+import type { UnprovenStamps } from './kept-stamps.ts'
 import type { KubeObject } from './kube/object.ts'
 import type { FieldViolation } from './messages/field-errors.ts'
 
 interface Mutated {
   readonly object: KubeObject
   readonly warnings: readonly string[]
+  /** The write's own stamps were kept: the live reads that would prove them missed their deadline. */
+  readonly unproven?: UnprovenStamps
 }
 
 interface Refused {

@@ -46,6 +46,8 @@ class SplitView implements ClusterView {
   }
 }
 
+const OTHER_WRITER = { exactOperator: false }
+
 const fresh = workload('MCPServer', 'demo', { generation: 5 })
 const stale = workload('MCPServer', 'demo', { generation: 4 })
 const map = runConfigFor('MCPServer', 'demo')
@@ -60,6 +62,7 @@ async function gather(cache: KubeObject[], server: KubeObject[], deployment: Kub
   const facts = await gatherProxyDeploymentFacts(
     requestFor(deployment, { operation: 'CREATE', namespace: NAMESPACE }),
     view,
+    OTHER_WRITER,
   )
   return { facts, liveReads: view.liveReads }
 }
@@ -135,6 +138,7 @@ t.test('the live reads carry one deadline', async (t) => {
   await gatherProxyDeploymentFacts(
     requestFor(deploymentCarrying(undefined), { operation: 'CREATE', namespace: NAMESPACE }),
     view,
+    OTHER_WRITER,
   )
   t.equal(signals.length, 2)
   t.ok(signals[0] instanceof AbortSignal && signals[0] === signals[1], 'shared by both reads')
@@ -150,7 +154,7 @@ t.test('the stored Deployment is passed on for the generation floor', async (t) 
     namespace: NAMESPACE,
     oldObject: stored,
   })
-  t.equal((await gatherProxyDeploymentFacts(request, view)).stored, stored)
+  t.equal((await gatherProxyDeploymentFacts(request, view, OTHER_WRITER)).stored, stored)
 })
 
 t.test('a Deployment that is not a proxy reads nothing', async (t) => {

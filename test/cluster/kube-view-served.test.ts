@@ -282,6 +282,31 @@ t.test('a live read does not wait on a hung discovery past its deadline', async 
       name: 'ClusterReadError',
       message:
         'cannot read MCPServer team/demo from the API server: GET /apis/toolhive.stacklok.dev: no answer before the deadline',
+      // What lets the operator's own proxy Deployment write through a slow API server.
+      deadlineMissed: true,
     },
+  )
+})
+
+t.test('a live read ended for another reason did not miss a deadline', async (t) => {
+  const hung = {
+    get: (_path: string, _query: unknown, signal?: AbortSignal) =>
+      new Promise((_resolve, reject) => {
+        signal?.addEventListener('abort', () => {
+          reject(new Error('aborted'))
+        })
+      }),
+    close: () => undefined,
+  } as unknown as KubeApi
+  const view = new KubeView({ api: hung, logger: pino({ level: 'silent' }) })
+  t.teardown(() => view.stop())
+  const controller = new AbortController()
+  setTimeout(() => controller.abort(new Error('shutting down')), 20)
+  await t.rejects(
+    view.get(
+      { kind: 'MCPServer', namespace: 'team', name: 'demo' },
+      { live: true, signal: controller.signal },
+    ),
+    { name: 'ClusterReadError', deadlineMissed: false },
   )
 })
