@@ -174,7 +174,7 @@ export const SERVE_SETTINGS = {
     placeholder: '<[ns/]name>',
     env: 'MCP_ADMISSION_OPERATOR_SERVICE_ACCOUNT',
     default: DEFAULT_OPERATOR_SERVICE_ACCOUNT,
-    help: "the ToolHive operator's service account (any namespace unless ns/ is given), for the mutations metric",
+    help: "the ToolHive operator's service account, ns/name; a name alone matches in any namespace, for the mutations metric only (never the slow-API-server fallback)",
     kind: serviceAccountReference,
   },
   validationActions: {

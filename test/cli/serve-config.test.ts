@@ -375,7 +375,11 @@ t.test('start-up problems name the flag or variable that set the value', async (
 t.test(
   'the operator service account: a name, or namespace/name; anything else refused',
   async (t) => {
-    t.equal(configOf(t, {}, CLUSTER)?.operatorServiceAccount, 'toolhive-operator', 'the default')
+    t.equal(
+      configOf(t, {}, CLUSTER)?.operatorServiceAccount,
+      'toolhive-system/toolhive-operator',
+      "the default: the operator chart's account in ToolHive's install namespace",
+    )
     const good = ['thv', 'toolhive-system/toolhive-operator', 'ops/a.b-c']
     for (const value of good) {
       t.equal(

@@ -195,7 +195,7 @@ t.test('another release namespace is the one every webhook calls and excludes', 
 })
 
 t.test(
-  'operatorServiceAccount names the writer classifier, as a flag only when not the default',
+  'operator names the writer classifier, as a flag only when not the default; operatorServiceAccount fails with the way out',
   async (t) => {
     const args = async (values: string[]) => {
       const objects = parse(
@@ -206,11 +206,44 @@ t.test(
       }
       return deployment.spec.template.spec.containers[0]?.args ?? []
     }
-    t.notMatch((await args([])).join(' '), /--operator-service-account/)
-    t.ok(
-      (await args(['--set', 'operatorServiceAccount=ops/thv-operator'])).includes(
-        '--operator-service-account=ops/thv-operator',
-      ),
+    const flags = async (values: string[]) =>
+      (await args(values)).filter((arg) => arg.startsWith('--operator-service-account'))
+    // The defaults are the service's own (toolhive-system/toolhive-operator): no flag.
+    t.same(await flags([]), [])
+    t.same(
+      await flags(['--set', 'operator.namespace=toolhive-system']),
+      [],
+      'the default set explicitly',
+    )
+    t.same(await flags(['--set', 'operator.namespace=ops']), [
+      '--operator-service-account=ops/toolhive-operator',
+    ])
+    t.same(
+      await flags([
+        '--set',
+        'operator.namespace=ops',
+        '--set',
+        'operator.serviceAccount=thv-operator',
+      ]),
+      ['--operator-service-account=ops/thv-operator'],
+    )
+    // An empty namespace: the name alone, in any namespace (the metric only, no fallback).
+    t.same(await flags(['--set', 'operator.namespace=']), [
+      '--operator-service-account=toolhive-operator',
+    ])
+    const old = await helm([
+      'template',
+      RELEASE,
+      CHART,
+      '-n',
+      NAMESPACE,
+      '--set',
+      'operatorServiceAccount=ops/thv-operator',
+    ])
+    t.not(old.code, 0, 'the replaced value fails the render')
+    t.match(
+      old.stderr,
+      /operatorServiceAccount was replaced by operator\.namespace and operator\.serviceAccount: set those instead \(docs\/configuration\.md#upgrading\)\. On helm upgrade, --reuse-values .*--reset-then-reuse-values/,
     )
   },
 )
@@ -443,9 +476,19 @@ t.test('mistyped values fail the render with the reason', async (t) => {
       /at '\/webhooks\/deployments\/failurePolicy': value must be one of 'Fail', 'Ignore'/,
     ],
     [
+      'an operator namespace that is no namespace name',
+      ['--set', 'operator.namespace=tool.hive'],
+      /at '\/operator\/namespace': .*does not match pattern/,
+    ],
+    [
       'an operator service account that is no name',
-      ['--set', 'operatorServiceAccount=Tool Hive'],
-      /at '\/operatorServiceAccount': .*does not match pattern/,
+      ['--set', 'operator.serviceAccount=Tool Hive'],
+      /at '\/operator\/serviceAccount': .*does not match pattern/,
+    ],
+    [
+      'the operator account as one value',
+      ['--set', 'operator.name=ops/thv'],
+      /at '\/operator': additional properties 'name' not allowed/,
     ],
     [
       'a scrape interval that is no Prometheus duration',
