@@ -31,6 +31,16 @@ export const CLUSTER_CONFIG = {
     rounds: quick ? 1 : 2,
     deadlineMs: 120_000,
   },
+  /**
+   * The slow API server (issue 49), at the smallest view size after its normal burst: the burst
+   * written as the operator while the services' reads of the API server go through a delaying
+   * proxy that holds back this share of answers by `delayMs` (past the 2 s live-read deadline).
+   */
+  slowApi: {
+    delayMs: 2_500,
+    shares: [1, 0.1],
+    deadlineMs: 120_000,
+  },
   /** How often mcp-admission's RSS is read during a burst. */
   rssSampleMs: 100,
   /** mcp-admission must be ready by then (the goal at 100,000 servers is 30 s). */

@@ -45,18 +45,29 @@ export async function ensurePeer(log: (line: string) => void): Promise<string> {
   return binary
 }
 
-/** Starts the peer; returns once it was spawned (the caller waits for /readyz). */
-export async function startPeer(env: Environment, binary: string): Promise<RunningAdmission> {
+/**
+ * Starts the peer; returns once it was spawned (the caller waits for /readyz). It reads the cluster
+ * through `reading.kubeconfig` when given (else mcp-admission's service-account kubeconfig), with
+ * `reading.env` added to its environment.
+ */
+export async function startPeer(
+  env: Environment,
+  binary: string,
+  reading: {
+    readonly kubeconfig?: string
+    readonly env?: Readonly<Record<string, string>>
+  } = {},
+): Promise<RunningAdmission> {
   const dir = await mkdtemp(join(env.plane.dir, `${PEER}-`))
   const certDir = join(dir, 'certs')
   const certificates = await createDevCertificates({ hosts: ['127.0.0.1'], validDays: 2 })
   await writeDevCertificates(certDir, certificates)
   const [port, probePort] = [await freePort(), await freePort()]
-  const kubeconfig = await env.serviceAccountKubeconfig()
+  const kubeconfig = reading.kubeconfig ?? (await env.serviceAccountKubeconfig())
   const args = [`--port=${port}`, `--probe-address=127.0.0.1:${probePort}`, `--cert-dir=${certDir}`]
   const peer = startProcess(PEER, binary, args, {
     logFile: join(dir, `${PEER}.log`),
-    env: { ...process.env, KUBECONFIG: kubeconfig },
+    env: { ...process.env, ...reading.env, KUBECONFIG: kubeconfig },
   })
   env.onStop(() => peer.stop())
   const probeUrl = `http://127.0.0.1:${probePort}`

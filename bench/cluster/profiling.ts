@@ -23,11 +23,9 @@ export async function profileLargest(
   dir: string,
   saveTo: string,
 ): Promise<Profiles | undefined> {
-  const service = await startService(base.env, 'mcp-admission', CLUSTER_CONFIG.readyLimitMs, [
-    '--cpu-prof',
-    `--cpu-prof-dir=${dir}`,
-    '--inspect=127.0.0.1:0',
-  ])
+  const service = await startService(base.env, 'mcp-admission', CLUSTER_CONFIG.readyLimitMs, {
+    nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--inspect=127.0.0.1:0'],
+  })
   // Up to one poll (20 ms) after ready: the start-up window may hold a few idle samples more.
   const readyAt = performance.now()
   let window: { start: number; end: number; seconds: number }

@@ -11,7 +11,7 @@ import { GOALS } from './config.ts'
 import { PEER } from './peer.ts'
 import type { PopulationStep } from './population.ts'
 import type { ServiceName } from './service.ts'
-import type { Operation, WriteRun } from './writers.ts'
+import type { Operation, Webhooks, WriteRun } from './writers.ts'
 
 /** Nearest-rank percentile of `values` (ms); NaN when empty. */
 export function percentile(values: readonly number[], q: number): number {
@@ -148,6 +148,28 @@ export function burstSummary(
     peakRssMiB,
     split,
   }
+}
+
+/** One run of the slow-API-server measurement (slow-api.ts). */
+export interface SlowApiRun {
+  readonly servers: number
+  readonly delayMs: number
+  /** The share of the services' reads whose answers were held back. */
+  readonly share: number
+  readonly webhooks: Webhooks
+  readonly deployments: number
+  readonly wallSeconds: number
+  readonly admitted: number
+  /** Writes refused or failed, plus those the deadline kept from starting. */
+  readonly refused: number
+  readonly failureSamples: string[]
+  /** Latency of the admitted writes, ms. */
+  readonly p50Ms: number
+  readonly p99Ms: number
+  /** What the proxy saw during the run: requests (client writes into a tunnel) and delayed. */
+  readonly proxy: { readonly requests: number; readonly delayed: number }
+  /** mcp-admission's live-read fallbacks during the run (its counter); absent for the others. */
+  readonly fallbacks?: number
 }
 
 export interface ViewFacts {
@@ -327,6 +349,17 @@ export interface ReportInput {
   readonly views: readonly ViewFacts[]
   readonly goals: readonly GoalCheck[]
   readonly profiles?: Profiles
+  /** The slow API server (slow-api.ts), when measured. */
+  readonly slowApi?: {
+    readonly runs: readonly SlowApiRun[]
+    /** Warnings and errors in the services' logs over the measurement. */
+    readonly warnings: readonly {
+      readonly service: ServiceName
+      readonly message: string
+      readonly count: number
+    }[]
+    readonly writer: string
+  }
   readonly notes: readonly string[]
 }
 
@@ -359,6 +392,53 @@ function splitRows(label: string, split: TimeSplit): string[][] {
       split.liveReads,
       ([verb = '', resource = '']) => `${verb} ${resource}`,
     ),
+  ]
+}
+
+/** The slow-API-server section: each run's outcome, then its refusals grouped by message. */
+function slowApiLines({ runs, warnings, writer }: NonNullable<ReportInput['slowApi']>): string[] {
+  const first = runs[0]
+  if (!first) return []
+  const late = (run: SlowApiRun) => `${num(run.share * 100, 0)} %`
+  const name = (run: SlowApiRun) => (run.webhooks ? run.webhooks : 'without')
+  const refusedOurs = runs
+    .filter((run) => run.webhooks === 'mcp-admission')
+    .reduce((sum, run) => sum + run.refused, 0)
+  return [
+    `Slow API server (issue 49): ${count(first.deployments)} proxy Deployments re-applied as the operator (${writer}) with its stamps, ${count(first.servers)} servers;`,
+    `the services' reads of the API server through a proxy holding back a share of its answers by ${count(first.delayMs)} ms (past the 2 s live-read deadline)`,
+    table(
+      [
+        'reads late',
+        'webhook',
+        'seconds',
+        'admitted',
+        'refused',
+        'p50 ms',
+        'p99 ms',
+        'fallbacks',
+        'proxy requests',
+        'delayed',
+      ],
+      runs.map((run) => [
+        late(run),
+        name(run),
+        num(run.wallSeconds, 2),
+        count(run.admitted),
+        count(run.refused),
+        num(run.p50Ms, 0),
+        num(run.p99Ms, 0),
+        run.fallbacks === undefined ? '-' : count(run.fallbacks),
+        count(run.proxy.requests),
+        count(run.proxy.delayed),
+      ]),
+      2,
+    ),
+    ...runs.flatMap((run) =>
+      run.failureSamples.map((s) => `  refused, ${late(run)} late, ${name(run)}: ${s}`),
+    ),
+    ...warnings.map((w) => `  ${w.service} log: ${w.count}× ${w.message}`),
+    `  operator writes refused through mcp-admission: ${count(refusedOurs)} (expected 0 once its live-read fallback admits the operator's stamped writes)`,
   ]
 }
 
@@ -547,6 +627,7 @@ export function formatReport(input: ReportInput): string {
     ...input.bursts.flatMap((b) =>
       b.failureSamples.map((s) => `  failure at ${count(b.servers)}: ${s}`),
     ),
+    ...(input.slowApi ? ['', ...slowApiLines(input.slowApi)] : []),
     '',
     'Each service against the view size: start → /readyz 200, memory (MiB; heap: V8 used/total, Go in use/reserved), CPU seconds to ready',
     table(

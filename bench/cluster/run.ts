@@ -33,6 +33,8 @@ import type { BurstSummary, LatencyCell, Profiles, ViewFacts } from './report.ts
 import { profileLargest } from './profiling.ts'
 import { PEER, ensurePeer } from './peer.ts'
 import { checkSamePatches } from './same-patches.ts'
+import { OPERATOR_USER, measureSlowApi } from './slow-api.ts'
+import type { SlowApiResult } from './slow-api.ts'
 import { holdReconcilerLease, startService } from './service.ts'
 import type { ServiceName, StartedService } from './service.ts'
 import { summariseServiceLog } from './service-log.ts'
@@ -106,6 +108,7 @@ async function main(): Promise<void> {
     const burstRuns: WriteRun[] = []
     let latency: { runs: WriteRun[]; cells: LatencyCell[] } | undefined
     let patchesChecked: string[] = []
+    let slowApi: SlowApiResult | undefined
     const measurementCpu: CpuUse[] = []
     const burstIndices = Array.from({ length: config.burst.deployments }, (_, i) => i)
     let revision = 2
@@ -219,6 +222,20 @@ async function main(): Promise<void> {
       } finally {
         for (const { service } of running.values()) await service.admission.stop()
       }
+      if (servers === config.viewSizes[0]) {
+        // After this size's own measurements, with fresh instances, so none of them is slowed.
+        progress(
+          `slow API server: the burst as the operator, reads ${config.slowApi.delayMs} ms late`,
+        )
+        slowApi = await measureSlowApi(
+          { api, env, deployments, uids, progress },
+          servers,
+          burstIndices,
+          revision,
+          RESULTS,
+        )
+        revision += 100
+      }
     }
 
     // Where the time goes, when a goal is missed (always when quick, to keep the path working).
@@ -256,6 +273,7 @@ async function main(): Promise<void> {
       "the measured mcp-admission is a follower: a stand-in replica holds the reconciler's Lease, so no status is written during the run (see service.ts); the peer has no reconciler.",
       "CPU per review is the process's CPU over the runs through it ÷ the reviews its own histogram counted; /proc counts CPU in 10 ms ticks, so short runs (BENCH_QUICK) are coarse.",
       "a 'with' UPDATE is re-mutated by the webhook (the operator's object lacks the stamps): each write is a real change in both phases.",
+      `the slow API server runs write as the operator (impersonated, with system:masters) and carry its stamps (the RunConfig ConfigMap's checksum, the MCPServer's generation, read from the API server); both services are started once more for them, reading through a kubeconfig whose proxy-url names a delaying CONNECT proxy (test/e2e/harness/delaying-proxy.ts; the peer over HTTP/1.1, DISABLE_HTTP2, so each read is one draw), mcp-admission with --operator-service-account=toolhive-system/toolhive-operator. The delay is on only while a run writes. The proxy counts each client write into a tunnel as a request (TLS handshakes included).`,
     ]
     const text = formatReport({
       header,
@@ -267,6 +285,11 @@ async function main(): Promise<void> {
       views,
       goals,
       ...(profiles ? { profiles } : {}),
+      ...(slowApi
+        ? {
+            slowApi: { runs: slowApi.summaries, warnings: slowApi.warnings, writer: OPERATOR_USER },
+          }
+        : {}),
       notes,
     })
     await mkdir(RESULTS, { recursive: true })
@@ -287,6 +310,7 @@ async function main(): Promise<void> {
       bursts,
       views,
       profiles,
+      slowApi,
       measurementCpu,
       runs: [...(latency?.runs ?? []), ...burstRuns],
     }

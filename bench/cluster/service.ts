@@ -1,8 +1,8 @@
 /**
  * The measured services, started and timed the same way: mcp-admission as it ships, run by the e2e
  * environment (`node dist/main.js serve` as the chart's pod runs it: in-cluster config from its
- * service account's token and CA mounted at the kubelet's path), with the Node flags of the
- * image's entrypoint; and the Go peer (peer.ts). When each became ready, and its memory then and
+ * service account's token and CA mounted at the kubelet's path, or a kubeconfig when asked), with
+ * the Node flags of the image's entrypoint; and the Go peer (peer.ts). When each became ready, and its memory then and
  * under load. The environment switches the webhook configurations in front of either.
  */
 
@@ -69,20 +69,32 @@ const HEAP_METRICS: Record<ServiceName, readonly string[]> = {
   [PEER]: ['go_memstats_heap_inuse_bytes', 'go_memstats_heap_sys_bytes'],
 }
 
-/**
- * Starts `name` and waits for /readyz 200, polling every 20 ms once the probe port answers. For
- * mcp-admission, `nodeFlags` are added to the shipped ones (e.g. `--cpu-prof`).
- */
+/** How a service is started, when not as the bench usually starts it. */
+export interface StartOptions {
+  /** mcp-admission only: added to the shipped Node flags (e.g. `--cpu-prof`). */
+  readonly nodeFlags?: readonly string[]
+  /**
+   * Read the cluster through this kubeconfig (e.g. one naming a `proxy-url`) instead of the usual
+   * credentials: mcp-admission's in-cluster files, the peer's service-account kubeconfig.
+   */
+  readonly kubeconfig?: string
+  /** mcp-admission only: arguments added to `serve`'s. */
+  readonly args?: readonly string[]
+  /** The peer only: environment variables added to its own. */
+  readonly env?: Readonly<Record<string, string>>
+}
+
+/** Starts `name` and waits for /readyz 200, polling every 20 ms once the probe port answers. */
 export async function startService(
   env: Environment,
   name: ServiceName,
   readyLimitMs: number,
-  nodeFlags: readonly string[] = [],
+  options: StartOptions = {},
 ): Promise<StartedService> {
   const admission =
     name === PEER
-      ? await startPeer(env, await ensurePeer(() => {}))
-      : await startOurs(env, nodeFlags)
+      ? await startPeer(env, await ensurePeer(() => {}), options)
+      : await startOurs(env, options)
   const pid = admission.process.child.pid
   if (pid === undefined) throw new Error(`${name} has no pid`)
   try {
@@ -115,19 +127,20 @@ export async function startService(
   }
 }
 
-/** mcp-admission as the chart's pod runs it, with the image's Node flags and `nodeFlags`. */
-async function startOurs(
-  env: Environment,
-  nodeFlags: readonly string[],
-): Promise<RunningAdmission> {
+/**
+ * mcp-admission as the chart's pod runs it, with the image's Node flags and `nodeFlags`; or, given
+ * a kubeconfig, reading the cluster through that instead of the pod's files.
+ */
+async function startOurs(env: Environment, options: StartOptions): Promise<RunningAdmission> {
+  const { kubeconfig } = options
   // startAdmission passes this process's environment on: NODE_OPTIONS carries the flags.
   const saved = process.env['NODE_OPTIONS']
-  process.env['NODE_OPTIONS'] = [...shippedNodeFlags(), ...nodeFlags].join(' ')
+  process.env['NODE_OPTIONS'] = [...shippedNodeFlags(), ...(options.nodeFlags ?? [])].join(' ')
   try {
     // Info, as shipped (the e2e harness asks for debug).
     return await env.startAdmission({
-      credentials: 'pod',
-      args: ['--log-level=info'],
+      credentials: kubeconfig === undefined ? 'pod' : () => Promise.resolve(kubeconfig),
+      args: ['--log-level=info', ...(options.args ?? [])],
       waitUntilReady: false,
     })
   } finally {

@@ -77,6 +77,8 @@ export {
 export { NOT_PROBED, afterProbe, nextReady } from './service-network.ts'
 export { adminClient } from './api-client.ts'
 export type { ApiAnswer, ApiClient } from './api-client.ts'
+export { startDelayingProxy } from './delaying-proxy.ts'
+export type { DelayingProxy, Slowness } from './delaying-proxy.ts'
 export type {
   Endpoint,
   EndpointEvent,
