@@ -20,6 +20,8 @@ export interface AuditEvent {
   readonly verb: string
   readonly requestURI: string
   readonly user?: { readonly username?: string }
+  /** Who the request acted as (Impersonate-User): `user` stays the one who authenticated. */
+  readonly impersonatedUser?: { readonly username?: string }
   readonly objectRef?: {
     readonly resource?: string
     readonly subresource?: string
