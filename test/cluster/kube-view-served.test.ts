@@ -257,9 +257,9 @@ t.test('a live read of a kind not known to be served asks discovery again first'
   t.same(fake.requests.slice(after), [], 'nothing asked within a second of the last round')
 })
 
-t.test('a live read does not wait on a hung discovery past its deadline', async (t) => {
-  // An API server that never answers (until the request is aborted).
-  const hung = {
+/** An API server that never answers, until the request is aborted. */
+function hungApi(): KubeApi {
+  return {
     get: (_path: string, _query: unknown, signal?: AbortSignal) =>
       new Promise((_resolve, reject) => {
         signal?.addEventListener('abort', () => {
@@ -268,6 +268,10 @@ t.test('a live read does not wait on a hung discovery past its deadline', async 
       }),
     close: () => undefined,
   } as unknown as KubeApi
+}
+
+t.test('a live read does not wait on a hung discovery past its deadline', async (t) => {
+  const hung = hungApi()
   const view = new KubeView({ api: hung, logger: pino({ level: 'silent' }) })
   t.teardown(() => view.stop())
   // As admission reads: under withDeadline (here 100 ms instead of 2 s). The API never answers,
@@ -289,15 +293,7 @@ t.test('a live read does not wait on a hung discovery past its deadline', async 
 })
 
 t.test('a live read ended for another reason did not miss a deadline', async (t) => {
-  const hung = {
-    get: (_path: string, _query: unknown, signal?: AbortSignal) =>
-      new Promise((_resolve, reject) => {
-        signal?.addEventListener('abort', () => {
-          reject(new Error('aborted'))
-        })
-      }),
-    close: () => undefined,
-  } as unknown as KubeApi
+  const hung = hungApi()
   const view = new KubeView({ api: hung, logger: pino({ level: 'silent' }) })
   t.teardown(() => view.stop())
   const controller = new AbortController()
