@@ -28,8 +28,8 @@ import type { AdmissionRequest } from './review.ts'
  * Owner, RunConfig ConfigMap and stored Deployment for a proxy Deployment CREATE/UPDATE. When the
  * reads miss their deadline on the operator's own write (its exact service account), the write is
  * answered with the stamps it carries rather than refused: a loaded API server is when the
- * operator's retries cost most, and the operator computed those stamps from the objects it had
- * just written (docs/enforcement.md#a-slow-api-server). Only the freshness proof is skipped: a
+ * operator's retries cost most, and the operator computes those stamps itself, from the objects
+ * it reconciles (docs/enforcement.md#a-slow-api-server). Only the freshness proof is skipped: a
  * write lacking a stamp, or lowering the generation, is refused as any other writer's is.
  */
 export async function gatherProxyDeploymentFacts(
