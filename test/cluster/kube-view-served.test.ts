@@ -297,7 +297,9 @@ t.test('a live read ended for another reason did not miss a deadline', async (t)
   const view = new KubeView({ api: hung, logger: pino({ level: 'silent' }) })
   t.teardown(() => view.stop())
   const controller = new AbortController()
-  setTimeout(() => controller.abort(new Error('shutting down')), 20)
+  setTimeout(() => {
+    controller.abort(new Error('shutting down'))
+  }, 20)
   await t.rejects(
     view.get(
       { kind: 'MCPServer', namespace: 'team', name: 'demo' },

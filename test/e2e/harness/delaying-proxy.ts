@@ -121,7 +121,9 @@ export async function startDelayingProxy(
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
+        server.close(() => {
+          resolve()
+        })
       }),
   }
 }
