@@ -7,8 +7,9 @@
  * - `summary` counts results: `fail` a violation or change, `warn` a warning, and `pass` each
  *   clean object (clean objects are counted, not listed, so a large namespace stays small).
  * - Every audited kind is namespaced, so no `ClusterReport` is ever needed.
- * - `kubectl apply` keeps a copy of the object in an annotation of at most 256 KiB: past
- *   `MAX_RESULT_BYTES` of results the rest are counted in the summary and in an annotation, not
+ * - `kubectl apply` keeps a copy of the object in an annotation, and the API server holds an
+ *   object's annotations to 262,144 bytes in all: past `MAX_RESULT_BYTES` of results, counted
+ *   as kubectl's JSON takes them, the rest are counted in the summary and in an annotation, not
  *   listed (`audit -o json` lists them all).
  */
 
@@ -19,7 +20,8 @@ import type { AuditWriter } from './audit-output.ts'
 
 export const REPORT_NAME = 'mcp-admission'
 export const OMITTED_ANNOTATION = 'mcp-admission.toolhive.stacklok.dev/omitted-results'
-const MAX_RESULT_BYTES = 192 * 1024
+/** The listed results' bytes at most: the rest of the Report (metadata, summary) stays far below 64 KiB. */
+export const MAX_RESULT_BYTES = 192 * 1024
 const SOURCE = 'mcp-admission'
 
 interface Result {
@@ -55,7 +57,7 @@ export function openReports(out: Writable, now: Date): AuditWriter {
       if (finding.result === 'clean') report.summary.pass++
       for (const result of resultsOf(finding, timestamp)) {
         report.summary[result.result]++
-        const bytes = JSON.stringify(result).length
+        const bytes = goJsonBytes(result)
         if (report.bytes + bytes > MAX_RESULT_BYTES) {
           report.omitted++
           continue
@@ -120,4 +122,20 @@ function resultsOf(finding: AuditFinding, timestamp: Result['timestamp']): Resul
       message,
     })),
   ]
+}
+
+/**
+ * The bytes of `value` as kubectl stores it in its annotation: Go's encoding/json, which writes
+ * UTF-8 (a character may be 4 bytes where it is 2 UTF-16 units, or 3 where it is 1) and escapes
+ * `<`, `>` and `&` as `\u003c` (6 bytes for 1) and U+2028, U+2029 as `\u2028` (6 for 3).
+ */
+export function goJsonBytes(value: unknown): number {
+  const json = JSON.stringify(value)
+  let escapes = 0
+  for (let i = 0; i < json.length; i++) {
+    const unit = json.charCodeAt(i)
+    if (unit === 0x3c || unit === 0x3e || unit === 0x26) escapes += 5
+    else if (unit === 0x2028 || unit === 0x2029) escapes += 3
+  }
+  return Buffer.byteLength(json, 'utf8') + escapes
 }

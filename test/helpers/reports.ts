@@ -1,0 +1,38 @@
+/** `audit -o openreports` output for planted findings, without a cluster to audit. */
+
+import { Writable } from 'node:stream'
+import { AuditSummary } from '../../src/cli/audit-findings.ts'
+import type { AuditFinding } from '../../src/cli/audit-findings.ts'
+import { openReports } from '../../src/cli/openreports.ts'
+
+/** The Report (YAML) of `count` MCPServers in `namespace`, each warned about with `text`. */
+export function warnedReport(text: string, count: number, namespace = 'team'): string {
+  const chunks: string[] = []
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk.toString('utf8'))
+      callback()
+    },
+  })
+  const writer = openReports(out, new Date('2026-11-29T00:00:00Z'))
+  const summary = new AuditSummary()
+  for (let i = 0; i < count; i++) {
+    const finding: AuditFinding = {
+      subject: {
+        apiVersion: 'toolhive.stacklok.dev/v1beta1',
+        kind: 'MCPServer',
+        namespace,
+        name: `s-${i}`,
+      },
+      result: 'warn',
+      rule: 'workload',
+      violations: [],
+      changes: [],
+      warnings: [text],
+    }
+    writer.add(finding)
+    summary.add(finding)
+  }
+  writer.end(summary)
+  return chunks.join('')
+}
