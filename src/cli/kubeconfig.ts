@@ -15,6 +15,7 @@ import { loadInClusterCredentials } from '../cluster/in-cluster-credentials.ts'
 import { readExecConfig } from '../cluster/exec-credential.ts'
 import type { ExecConfig } from '../cluster/exec-credential.ts'
 import { kubeConfigCredentials } from '../cluster/kubeconfig-credentials.ts'
+import { KubeconfigFileError } from '../cluster/kubeconfig-files.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import { printableLine } from '../policy/messages/render.ts'
 import type { Cluster, Context, User } from '@kubernetes/client-node'
@@ -90,7 +91,9 @@ export async function loadKubeconfigCredentials(
   try {
     await loaded.start()
   } catch (error) {
-    throw new StartupError(`${named}: ${userName}: ${errorMessage(error)}`, { cause: error })
+    // A TLS file names its cluster (certificate-authority) or user; the rest is the user's.
+    const owner = error instanceof KubeconfigFileError ? error.owner : userName
+    throw new StartupError(`${named}: ${owner}: ${errorMessage(error)}`, { cause: error })
   }
   return loaded
 }

@@ -11,16 +11,20 @@
  *   used only when the user has no token, token file, basic auth or client certificate.
  * - `proxy-url`: KubeApi tunnels through it (proxy-tunnel.ts); the client's agent is not used.
  * - `insecure-skip-tls-verify: true` with a CA is refused, as client-go refuses it.
+ * - `certificate-authority`, `client-certificate`, `client-key`: read by the bounded reader
+ *   (kubeconfig-files.ts), once at start so that a file that cannot work fails before anything
+ *   listens, then for each request as the client read them before (so a rotated file is used);
+ *   the client is handed a copy of the config that names no file.
  */
 
-import { readFile } from 'node:fs/promises'
 import type https from 'node:https'
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node'
-import { errorMessage } from '../policy/messages/render.ts'
 import { setBearerToken } from './cluster-credentials.ts'
 import type { ClusterCredentials } from './cluster-credentials.ts'
 import { ExecCredentialSource } from './exec-credential.ts'
 import type { ExecClusterInfo, ExecConfig } from './exec-credential.ts'
+import { readTlsFiles, tlsFilePaths } from './kubeconfig-files.ts'
+import type { TlsFileContents, TlsFilePaths } from './kubeconfig-files.ts'
 import { proxyName } from './proxy-tunnel.ts'
 import { CachedTokenFile, readTrimmedFile } from './token-file.ts'
 import type { TokenLogger } from './token-file.ts'
@@ -65,6 +69,28 @@ export function kubeConfigCredentials(
   return new KubeconfigCredentials(config, cluster, readProxyUrl(cluster), options)
 }
 
+/**
+ * `config` with its current cluster's and user's TLS files left out, for the client to apply the
+ * rest (its read of a file is synchronous and unbounded). The `-data` forms stay: a file, read
+ * here, is applied over them afterwards, as the client let a file win.
+ */
+function withoutTlsFiles(config: KubeConfig, cluster: Cluster, user: User | null): KubeConfig {
+  // The client's class from the instance: importing it here would load the client (some 40 MiB)
+  // for in-cluster credentials too.
+  const copy = new (config.constructor as new () => KubeConfig)()
+  copy.loadFromOptions({
+    clusters: config.clusters.map((entry) =>
+      entry === cluster ? { ...entry, caFile: undefined } : entry,
+    ),
+    users: config.users.map((entry) =>
+      entry === user ? { ...entry, certFile: undefined, keyFile: undefined } : entry,
+    ),
+    contexts: config.contexts,
+    currentContext: config.currentContext,
+  })
+  return copy
+}
+
 /** `proxy-url` as client-go takes it, less socks5; an Error that never shows a password. */
 function readProxyUrl(cluster: Cluster): URL | undefined {
   const value = cluster.proxyUrl
@@ -95,6 +121,10 @@ export class KubeconfigCredentials implements ClusterCredentials {
   readonly #config: KubeConfig
   readonly #cluster: Cluster
   readonly #options: KubeconfigUserOptions
+  /** The config the client applies: `#config` without the TLS files, which are read here. */
+  readonly #client: KubeConfig
+  readonly #tlsFiles: TlsFilePaths
+  readonly #owners: { readonly cluster: string; readonly user: string }
   #tokenFile: CachedTokenFile | undefined
   #exec: ExecCredentialSource | undefined
 
@@ -109,10 +139,21 @@ export class KubeconfigCredentials implements ClusterCredentials {
     this.#config = config
     this.#cluster = cluster
     this.#options = options
+    const user = config.getCurrentUser()
+    this.#client = withoutTlsFiles(config, cluster, user)
+    this.#tlsFiles = tlsFilePaths(cluster, user)
+    this.#owners = {
+      cluster: `cluster ${JSON.stringify(cluster.name)}`,
+      user: `user ${JSON.stringify(user?.name ?? '')}`,
+    }
   }
 
-  /** Reads the token file, or runs the exec plugin, once; an Error saying why it cannot. */
+  /**
+   * Reads the TLS files, then the token file, or runs the exec plugin, once; an Error saying why
+   * it cannot (a KubeconfigFileError for a TLS file).
+   */
   async start(): Promise<void> {
+    const tls = await this.#readTlsFiles()
     const { tokenFile, exec } = this.#options
     if (tokenFile !== undefined) {
       const read = await readTrimmedFile(tokenFile)
@@ -131,13 +172,17 @@ export class KubeconfigCredentials implements ClusterCredentials {
       config: exec,
       env: this.#options.env ?? {},
       timeoutMs: this.#options.execTimeoutMs,
-      cluster: exec.provideClusterInfo ? await this.#clusterInfo() : { server: this.server },
+      cluster: exec.provideClusterInfo ? this.#clusterInfo(tls.ca) : { server: this.server },
     })
     await this.#exec.credential()
   }
 
   async applyTo(options: https.RequestOptions, signal?: AbortSignal): Promise<void> {
-    await this.#config.applyToHTTPSOptions(options)
+    const tls = await this.#readTlsFiles()
+    await this.#client.applyToHTTPSOptions(options)
+    if (tls.ca !== undefined) options.ca = tls.ca
+    if (tls.cert !== undefined) options.cert = tls.cert
+    if (tls.key !== undefined) options.key = tls.key
     // The client's agent would bypass ours (and its proxy support); KubeApi brings its own.
     delete options.agent
     if (this.#tokenFile) setBearerToken(options, await this.#tokenFile.token())
@@ -157,19 +202,15 @@ export class KubeconfigCredentials implements ClusterCredentials {
     this.#exec?.close()
   }
 
+  /** Each TLS file the cluster and user name, read again (a rotated certificate is used). */
+  #readTlsFiles(): Promise<TlsFileContents> {
+    return readTlsFiles(this.#tlsFiles, this.#owners)
+  }
+
   /** The cluster for KUBERNETES_EXEC_INFO, the CA file's contents inline as client-go sends it. */
-  async #clusterInfo(): Promise<ExecClusterInfo> {
+  #clusterInfo(caFile: Buffer | undefined): ExecClusterInfo {
     const cluster = this.#cluster
-    let ca = cluster.caData
-    if (ca === undefined && cluster.caFile) {
-      try {
-        ca = (await readFile(cluster.caFile)).toString('base64')
-      } catch (error) {
-        throw new Error(`certificate-authority ${cluster.caFile}: ${errorMessage(error)}`, {
-          cause: error,
-        })
-      }
-    }
+    const ca = cluster.caData ?? caFile?.toString('base64')
     return {
       server: cluster.server,
       ...(ca ? { 'certificate-authority-data': ca } : {}),
