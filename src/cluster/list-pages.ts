@@ -11,6 +11,13 @@ import type { KubeApi } from './kube-api.ts'
 /** kubectl's chunk size. */
 export const LIST_PAGE_SIZE = 500
 
+/**
+ * The most pages one list is read in: 5 million objects at kubectl's chunk size. A `continue`
+ * token that never repeats but never ends (a broken or hostile API server) is stopped here, so a
+ * read of a list always ends.
+ */
+export const MAX_LIST_PAGES = 10_000
+
 interface PageOptions {
   /** `apiVersion` and `kind` set on every item: the API server leaves them out of a list's items. */
   readonly apiVersion: string
@@ -19,14 +26,22 @@ interface PageOptions {
   readonly limit?: number
 }
 
-/** The items of every page of `path`, one page at a time; throws KubeApiError on a failed read. */
+/**
+ * The items of every page of `path`, one page at a time; throws KubeApiError on a failed read, and
+ * an Error when the list does not end: a `continue` token seen before in it (the API server would
+ * send the same pages again, forever) or more than MAX_LIST_PAGES pages.
+ */
 export async function* listPages(
   api: KubeApi,
   path: string,
   options: PageOptions,
 ): AsyncGenerator<KubeObject[]> {
+  // Every token of this list, to catch a loop of any length: at most MAX_LIST_PAGES of them.
+  const seen = new Set<string>()
   let token: string | undefined
   do {
+    if (seen.size >= MAX_LIST_PAGES)
+      throw new Error(`the list did not end after ${MAX_LIST_PAGES} pages`)
     const page = await api.get(path, {
       limit: options.limit ?? LIST_PAGE_SIZE,
       continue: token,
@@ -41,5 +56,10 @@ export async function* listPages(
     }))
     const next = isRecord(page.metadata) ? page.metadata.continue : undefined
     token = typeof next === 'string' && next !== '' ? next : undefined
+    if (token !== undefined) {
+      if (seen.has(token))
+        throw new Error('the list did not end: the API server sent the same continue token twice')
+      seen.add(token)
+    }
   } while (token !== undefined)
 }

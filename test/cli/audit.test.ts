@@ -25,6 +25,8 @@ interface FakeCluster {
   readonly collections: Map<string, KubeObject[]>
   /** pathname → the status its list is refused with. */
   readonly refused: Map<string, number>
+  /** pathname → the `continue` token every page of its list ends with, given the one asked with. */
+  readonly endless: Map<string, (token: string | undefined) => string>
   readonly queries: { path: string; query: Record<string, string> }[]
 }
 
@@ -32,6 +34,7 @@ interface FakeCluster {
 async function fakeCluster(t: Test): Promise<FakeCluster> {
   const collections = new Map<string, KubeObject[]>()
   const refused = new Map<string, number>()
+  const endless: FakeCluster['endless'] = new Map()
   const queries: FakeCluster['queries'] = []
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://fake')
@@ -50,6 +53,12 @@ async function fakeCluster(t: Test): Promise<FakeCluster> {
       response.end(
         JSON.stringify({ kind: 'Status', code: status, message: 'configmaps is forbidden' }),
       )
+      return
+    }
+    const nextToken = endless.get(url.pathname)
+    if (nextToken) {
+      const token = nextToken(query['continue'])
+      response.end(JSON.stringify({ kind: 'List', metadata: { continue: token }, items: [] }))
       return
     }
     const objects = collections.get(url.pathname) ?? []
@@ -81,7 +90,7 @@ async function fakeCluster(t: Test): Promise<FakeCluster> {
     server.close()
   })
   const { port } = server.address() as { port: number }
-  return { server: `http://127.0.0.1:${port}`, collections, refused, queries }
+  return { server: `http://127.0.0.1:${port}`, collections, refused, endless, queries }
 }
 
 function kubeconfig(server: string): string {
@@ -314,6 +323,36 @@ t.test('a list the account may not read is one line naming it, exit 2', async (t
     ),
   )
   t.equal(result.stdout, '', 'no report from a partial read')
+})
+
+t.test('a list that never ends ends the audit: one line naming it, exit 2', async (t) => {
+  const fake = await plantedCluster(t)
+  const path = '/apis/toolhive.stacklok.dev/v1beta1/mcpservers'
+  // An API server that answers every page with the same token: the same page again, forever.
+  fake.endless.set(path, () => 'again')
+  const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+  const repeated = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+  t.equal(repeated.code, 2)
+  t.equal(
+    repeated.stderr,
+    `mcp-admission: cannot list mcpservers from ${fake.server}: the list did not end: the API server sent the same continue token twice\n`,
+  )
+  t.same(
+    fake.queries.filter((q) => q.path === path).map((q) => q.query['continue']),
+    [undefined, 'again'],
+    'ended at the first repeat',
+  )
+
+  // A token that never repeats: stopped by the page cap.
+  fake.queries.length = 0
+  fake.endless.set(path, (token) => `${Number(token ?? 0) + 1}`)
+  const growing = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+  t.equal(growing.code, 2)
+  t.equal(
+    growing.stderr,
+    `mcp-admission: cannot list mcpservers from ${fake.server}: the list did not end after 10000 pages\n`,
+  )
+  t.equal(fake.queries.filter((q) => q.path === path).length, 10_000)
 })
 
 t.test(
