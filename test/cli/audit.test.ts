@@ -25,6 +25,8 @@ interface FakeCluster {
   readonly collections: Map<string, KubeObject[]>
   /** pathname → the status its list is refused with. */
   readonly refused: Map<string, number>
+  /** discovery pathname → the raw answer given instead of the real one. */
+  readonly discovery: Map<string, { status: number; body: string }>
   /** pathname → the `continue` token every page of its list ends with, given the one asked with. */
   readonly endless: Map<string, (token: string | undefined) => string>
   readonly queries: { path: string; query: Record<string, string> }[]
@@ -35,11 +37,18 @@ async function fakeCluster(t: Test): Promise<FakeCluster> {
   const collections = new Map<string, KubeObject[]>()
   const refused = new Map<string, number>()
   const endless: FakeCluster['endless'] = new Map()
+  const discovery: FakeCluster['discovery'] = new Map()
   const queries: FakeCluster['queries'] = []
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://fake')
     const answer = discoveryAnswer(VIEW_RESOURCES, url.pathname)
     response.setHeader('content-type', 'application/json')
+    const raw = discovery.get(url.pathname)
+    if (raw) {
+      response.statusCode = raw.status
+      response.end(raw.body)
+      return
+    }
     if (answer) {
       response.statusCode = answer.status
       response.end(JSON.stringify(answer.body))
@@ -90,7 +99,7 @@ async function fakeCluster(t: Test): Promise<FakeCluster> {
     server.close()
   })
   const { port } = server.address() as { port: number }
-  return { server: `http://127.0.0.1:${port}`, collections, refused, endless, queries }
+  return { server: `http://127.0.0.1:${port}`, collections, refused, endless, discovery, queries }
 }
 
 function kubeconfig(server: string): string {
@@ -354,6 +363,49 @@ t.test('a list that never ends ends the audit: one line naming it, exit 2', asyn
   )
   t.equal(fake.queries.filter((q) => q.path === path).length, 10_000)
 })
+
+t.test(
+  'discovery that cannot be read is one line and exit 2, never "nothing served"',
+  async (t) => {
+    const group = '/apis/toolhive.stacklok.dev'
+    const cases: [string, string, { status: number; body: string }][] = [
+      ['a 500', group, { status: 500, body: '{"kind":"Status","code":500,"message":"etcd down"}' }],
+      ['a body that is not JSON', group, { status: 200, body: '<html>proxy error</html>' }],
+      ['a JSON array', group, { status: 200, body: '[]' }],
+      ['an APIGroup without versions', group, { status: 200, body: '{"kind":"APIGroup"}' }],
+      [
+        'a version whose resource list is not one',
+        `${group}/v1beta1`,
+        { status: 200, body: '{"kind":"APIResourceList","resources":"mcpservers"}' },
+      ],
+    ]
+    for (const [name, path, answer] of cases) {
+      const fake = await plantedCluster(t)
+      fake.discovery.set(path, answer)
+      const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+      const result = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+      t.equal(result.code, 2, `${name}: exit 2`)
+      t.match(
+        result.stderr,
+        new RegExp(`^mcp-admission: cannot read API discovery from ${fake.server}: [^\\n]+\\n$`),
+        `${name}: one line`,
+      )
+      t.equal(result.stdout, '', `${name}: nothing audited`)
+    }
+
+    // A 404 for the group says it is genuinely not served: the ConfigMaps and Deployments are still
+    // audited, as they are on a cluster without the ToolHive CRDs.
+    const fake = await plantedCluster(t)
+    fake.discovery.set(group, { status: 404, body: '{"kind":"Status","code":404}' })
+    const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+    const result = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+    t.equal(result.code, 1)
+    t.match(
+      result.stdout,
+      /\nKIND +AUDITED[^\n]*\n+ConfigMap +2 +0 +1 +0 +1\n+Deployment +2 +0 +0 +2 +0\n/,
+    )
+  },
+)
 
 t.test(
   'audit reports dangling references as warnings (exit 0: a warning fails nothing)',
