@@ -21,8 +21,8 @@ const POD_CHECKSUM = 'toolhive.stacklok.dev/runconfig-checksum'
 
 interface FakeCluster {
   readonly server: string
-  /** pathname → the collection's objects. */
-  readonly collections: Map<string, KubeObject[]>
+  /** pathname → the collection's objects (or, planted, items that are not objects as stored). */
+  readonly collections: Map<string, unknown[]>
   /** pathname → the status its list is refused with. */
   readonly refused: Map<string, number>
   /** discovery pathname → the raw answer given instead of the real one. */
@@ -34,7 +34,7 @@ interface FakeCluster {
 
 /** Discovery of every ToolHive kind, and each collection in pages of the `limit` asked for. */
 async function fakeCluster(t: Test): Promise<FakeCluster> {
-  const collections = new Map<string, KubeObject[]>()
+  const collections = new Map<string, unknown[]>()
   const refused = new Map<string, number>()
   const endless: FakeCluster['endless'] = new Map()
   const discovery: FakeCluster['discovery'] = new Map()
@@ -85,7 +85,9 @@ async function fakeCluster(t: Test): Promise<FakeCluster> {
         },
         // The API server leaves apiVersion and kind out of list items.
         items: page.map((object) => {
-          const item: Record<string, unknown> = { ...object }
+          // A malformed item (a test plants them) is sent as it is.
+          if (typeof object !== 'object' || object === null || Array.isArray(object)) return object
+          const item: Record<string, unknown> = { ...(object as Record<string, unknown>) }
           delete item['apiVersion']
           delete item['kind']
           return item
@@ -190,7 +192,7 @@ t.test('audit finds what a write now would deny or patch, and nothing else', asy
   t.match(result.stdout, /\n {4}content checksum missing: stamped from the data/)
   t.match(
     result.stdout,
-    /KIND +AUDITED +DENY +PATCH +WARN +CLEAN\nMCPWebhookConfig +2 +1 +0 +0 +1\nMCPServer +2 +0 +0 +0 +2\nConfigMap +2 +0 +1 +0 +1\nDeployment +2 +0 +1 +0 +1\n/,
+    /KIND +AUDITED +DENY +PATCH +WARN +ERROR +CLEAN\nMCPWebhookConfig +2 +1 +0 +0 +0 +1\nMCPServer +2 +0 +0 +0 +0 +2\nConfigMap +2 +0 +1 +0 +0 +1\nDeployment +2 +0 +1 +0 +0 +1\n/,
   )
   // Read as the webhooks are sent objects, a page at a time.
   t.match(fake.queries, [
@@ -217,7 +219,7 @@ t.test('a clean cluster exits 0; lists are read across pages', async (t) => {
   const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
   const result = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
   t.equal(result.code, 0)
-  t.match(result.stdout, /MCPServer +1203 +0 +0 +0 +1203\n/)
+  t.match(result.stdout, /MCPServer +1203 +0 +0 +0 +0 +1203\n/)
   t.match(result.stdout, /no object would be denied or changed by a write now\n$/)
   const pages = fake.queries.filter((q) => q.path.endsWith('/mcpservers'))
   t.same(
@@ -402,8 +404,102 @@ t.test(
     t.equal(result.code, 1)
     t.match(
       result.stdout,
-      /\nKIND +AUDITED[^\n]*\n+ConfigMap +2 +0 +1 +0 +1\n+Deployment +2 +0 +0 +2 +0\n/,
+      /\nKIND +AUDITED[^\n]*\n+ConfigMap +2 +0 +1 +0 +0 +1\n+Deployment +2 +0 +0 +2 +0 +0\n/,
     )
+  },
+)
+
+t.test(
+  'items that are not objects as stored are errors (exit 1), never clean or dropped',
+  async (t) => {
+    const fake = await fakeCluster(t)
+    const base = '/apis/toolhive.stacklok.dev/v1beta1'
+    const good = workload('MCPServer', 'good')
+    fake.collections.set(`${base}/mcpservers`, [
+      good,
+      { spec: {} },
+      { metadata: 'x', spec: {} },
+      'not an object',
+      { metadata: { namespace: NAMESPACE } },
+      { metadata: { name: 'lost' } },
+      null,
+      [good],
+    ])
+    const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+    const table = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+    t.equal(table.code, 1)
+    t.match(
+      table.stdout,
+      /\nMCPServer +8 +0 +0 +0 +7 +1\n/,
+      'counted: 7 errors, only the good one clean',
+    )
+    t.match(
+      table.stdout,
+      /no object would be denied or changed by a write now; 7 could not be audited\n$/,
+    )
+    t.match(
+      table.stdout,
+      /^ERROR {2}MCPServer \/\n {4}could not be audited: item 1 of the list: no metadata\n/,
+    )
+    t.match(
+      table.stdout,
+      /\n {4}could not be audited: item 3 of the list: not an object \(string\)\n/,
+    )
+
+    const json = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig'), '-o', 'json'])
+    t.equal(json.code, 1)
+    const document = JSON.parse(json.stdout) as {
+      findings: {
+        subject: { kind: string; namespace: string; name: string }
+        result: string
+        error: string
+      }[]
+      summary: { kind: string; audited: number; error: number; clean: number }[]
+    }
+    t.same(
+      document.findings.map((f) => [
+        f.subject.kind,
+        f.subject.namespace,
+        f.subject.name,
+        f.result,
+        f.error,
+      ]),
+      [
+        ['MCPServer', '', '', 'error', 'item 1 of the list: no metadata'],
+        ['MCPServer', '', '', 'error', 'item 2 of the list: metadata is not an object'],
+        ['MCPServer', '', '', 'error', 'item 3 of the list: not an object (string)'],
+        ['MCPServer', NAMESPACE, '', 'error', 'item 4 of the list: no metadata.name'],
+        ['MCPServer', '', 'lost', 'error', 'item 5 of the list: no metadata.namespace'],
+        ['MCPServer', '', '', 'error', 'item 6 of the list: not an object (null)'],
+        ['MCPServer', '', '', 'error', 'item 7 of the list: not an object (an array)'],
+      ],
+    )
+    t.match(document.summary, [{ kind: 'MCPServer', audited: 8, error: 7, clean: 1 }])
+
+    const reports = await runCli([
+      'audit',
+      '--kubeconfig',
+      join(dir, 'kubeconfig'),
+      '-o',
+      'openreports',
+    ])
+    t.equal(reports.code, 1)
+    const byNamespace = new Map(
+      parseAllDocuments(reports.stdout).map((d) => {
+        const report = d.toJS() as {
+          metadata: { namespace: string }
+          summary: object
+          results: object[]
+        }
+        return [report.metadata.namespace, report]
+      }),
+    )
+    t.match(byNamespace.get(NAMESPACE), {
+      summary: { pass: 1, fail: 0, error: 1 },
+      results: [
+        { result: 'error', message: 'could not be audited: item 4 of the list: no metadata.name' },
+      ],
+    })
   },
 )
 
