@@ -5,6 +5,7 @@
  */
 
 import { changeMeanings } from '../policy/change-meanings.ts'
+import type { MalformedItem } from '../cluster/list-pages.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import type { AdmitVerdict } from './admit-object.ts'
 
@@ -18,8 +19,11 @@ export interface AuditSubject {
   readonly resourceVersion?: string
 }
 
-export const AUDIT_RESULTS = ['deny', 'patch', 'warn', 'clean'] as const
-/** The most serious of what was found: deny over patch over warn. */
+export const AUDIT_RESULTS = ['deny', 'patch', 'warn', 'error', 'clean'] as const
+/**
+ * The most serious of what was found: deny over patch over warn; `error` is an item of a list that
+ * could not be audited at all (not an object, or without a name), which fails the audit too.
+ */
 export type AuditResult = (typeof AUDIT_RESULTS)[number]
 
 export interface AuditChange {
@@ -39,6 +43,8 @@ export interface AuditFinding {
   /** A patch's changes. */
   readonly changes: readonly AuditChange[]
   readonly warnings: readonly string[]
+  /** Why an `error` item could not be audited (`item 3 of the list: no metadata`). */
+  readonly error?: string
 }
 
 /** The finding for `object`, given the verdict of writing it now. */
@@ -71,9 +77,28 @@ export function findingOf(object: KubeObject, verdict: AdmitVerdict): AuditFindi
   }
 }
 
-/** Whether a finding fails the audit (exit 1): a write now would be refused or changed. */
+/** The finding for an item of `kind`'s list that is not an object as stored: result `error`. */
+export function malformedFinding(
+  apiVersion: string,
+  kind: string,
+  item: MalformedItem,
+): AuditFinding {
+  return {
+    subject: { apiVersion, kind, namespace: item.namespace, name: item.name },
+    result: 'error',
+    violations: [],
+    changes: [],
+    warnings: [],
+    error: `item ${item.index} of the list: ${item.problem}`,
+  }
+}
+
+/**
+ * Whether a finding fails the audit (exit 1): a write now would be refused or changed, or the
+ * object could not be audited.
+ */
 export function isFailing(finding: AuditFinding): boolean {
-  return finding.result === 'deny' || finding.result === 'patch'
+  return finding.result === 'deny' || finding.result === 'patch' || finding.result === 'error'
 }
 
 /** Per kind, how many objects had each result. */
@@ -83,7 +108,8 @@ export class AuditSummary {
   add(finding: AuditFinding): void {
     const kind = finding.subject.kind
     let counts = this.#counts.get(kind)
-    if (!counts) this.#counts.set(kind, (counts = { deny: 0, patch: 0, warn: 0, clean: 0 }))
+    if (!counts)
+      this.#counts.set(kind, (counts = { deny: 0, patch: 0, warn: 0, error: 0, clean: 0 }))
     counts[finding.result]++
   }
 
@@ -91,13 +117,19 @@ export class AuditSummary {
   kinds(): { kind: string; audited: number; counts: Record<AuditResult, number> }[] {
     return [...this.#counts].map(([kind, counts]) => ({
       kind,
-      audited: counts.deny + counts.patch + counts.warn + counts.clean,
+      audited: counts.deny + counts.patch + counts.warn + counts.error + counts.clean,
       counts: { ...counts },
     }))
   }
 
+  /** How many objects a write now would deny or change. */
   get failing(): number {
     return this.kinds().reduce((sum, { counts }) => sum + counts.deny + counts.patch, 0)
+  }
+
+  /** How many items could not be audited. */
+  get errors(): number {
+    return this.kinds().reduce((sum, { counts }) => sum + counts.error, 0)
   }
 }
 

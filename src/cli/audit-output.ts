@@ -26,8 +26,20 @@ export function auditWriter(output: AuditOutput, out: Writable, now: Date): Audi
   return tableWriter(out)
 }
 
-const LABELS = { deny: 'DENY ', patch: 'PATCH', warn: 'WARN ', clean: 'CLEAN' } as const
-const HEADINGS = { deny: 'DENY', patch: 'PATCH', warn: 'WARN', clean: 'CLEAN' } as const
+const LABELS = {
+  deny: 'DENY ',
+  patch: 'PATCH',
+  warn: 'WARN ',
+  error: 'ERROR',
+  clean: 'CLEAN',
+} as const
+const HEADINGS = {
+  deny: 'DENY',
+  patch: 'PATCH',
+  warn: 'WARN',
+  error: 'ERROR',
+  clean: 'CLEAN',
+} as const
 
 function tableWriter(out: Writable): AuditWriter {
   return {
@@ -43,6 +55,7 @@ function tableWriter(out: Writable): AuditWriter {
           ),
         ),
         ...finding.warnings.map((warning) => `    warning: ${warning}`),
+        ...(finding.error === undefined ? [] : [`    could not be audited: ${finding.error}`]),
       ]
       out.write(`${lines.join('\n')}\n`)
     },
@@ -67,11 +80,12 @@ function tableWriter(out: Writable): AuditWriter {
           )
           .join('  '),
       )
-      const failing = summary.failing
+      const { failing, errors } = summary
       const verdict =
-        failing === 0
+        (failing === 0
           ? 'no object would be denied or changed by a write now'
-          : `${failing} ${failing === 1 ? 'object' : 'objects'} would be denied or changed by a write now`
+          : `${failing} ${failing === 1 ? 'object' : 'objects'} would be denied or changed by a write now`) +
+        (errors === 0 ? '' : `; ${errors} could not be audited`)
       out.write(`${rows.length === 0 ? 'nothing to audit' : aligned.join('\n')}\n${verdict}\n`)
     },
   }

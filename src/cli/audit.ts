@@ -2,7 +2,8 @@
  * `mcp-admission audit`: the cluster as it is, checked now. Every ToolHive object of the kinds the
  * cluster serves, every RunConfig ConfigMap and every proxy Deployment (the objects the webhooks
  * are sent: the same label selectors) is admitted through the service's own pipeline (admit.ts)
- * as if written now, and reported: would be denied, would be patched, warned, or clean.
+ * as if written now, and reported: would be denied, would be patched, warned, or clean; an item of
+ * a list that is not an object as stored is reported as an error, never audited as one.
  *
  * - ToolHive objects are admitted as a CREATE, so no error is forgiven because it was already
  *   stored; ConfigMaps and Deployments as an UPDATE of the stored object to itself (the way their
@@ -16,15 +17,17 @@ import { createDecide } from '../admission/decide.ts'
 import { KubeApi } from '../cluster/kube-api.ts'
 import { discoverServedKinds } from '../cluster/kind-discovery.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
-import { LIVE_ONLY_RESOURCES } from '../cluster/resources.ts'
+import { LIVE_ONLY_RESOURCES, apiVersionOf } from '../cluster/resources.ts'
 import type { ViewResource } from '../cluster/resources.ts'
+import type { MalformedItem } from '../cluster/list-pages.ts'
 import { trimForView } from '../cluster/trim.ts'
 import { TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { RUNCONFIG_COMPONENTS, RUNCONFIG_COMPONENT_LABEL } from '../policy/names.ts'
 import { admit } from './admit-object.ts'
-import { AuditSummary, findingOf } from './audit-findings.ts'
+import { AuditSummary, findingOf, malformedFinding } from './audit-findings.ts'
 import { auditWriter } from './audit-output.ts'
+import type { AuditFinding } from './audit-findings.ts'
 import type { AuditOutput } from './audit-output.ts'
 import { clusterCredentials, eachPage, unreachable } from './cluster-command.ts'
 import { EXIT } from './io.ts'
@@ -55,18 +58,26 @@ export async function auditCommand(options: AuditOptions, io: CliIo): Promise<nu
     const decide = createDecide({ view })
     const writer = auditWriter(options.output, io.stdout, new Date())
     const summary = new AuditSummary()
-    const report = (object: KubeObject, verdict: Parameters<typeof findingOf>[1]) => {
-      const finding = findingOf(object, verdict)
+    const add = (finding: AuditFinding) => {
       summary.add(finding)
       writer.add(finding)
       progress.count(finding.subject.kind)
+    }
+    const report = (object: KubeObject, verdict: Parameters<typeof findingOf>[1]) => {
+      add(findingOf(object, verdict))
+    }
+    // An item that is not an object as stored is reported, never audited as one nor dropped.
+    const reportMalformed = (resource: ViewResource, malformed: readonly MalformedItem[]) => {
+      for (const item of malformed)
+        add(malformedFinding(apiVersionOf(resource), resource.kind, item))
     }
     // Webhook configs before the workloads that name them, workloads before their Deployments.
     const kinds = [...TOOLHIVE_KIND_TABLE].sort((a, b) => a.checkRank - b.checkRank)
     for (const { kind } of kinds) {
       const resource = served.get(kind)
       if (!resource) continue
-      await eachPage(api, credentials, resource, undefined, async (objects) => {
+      await eachPage(api, credentials, resource, undefined, async ({ objects, malformed }) => {
+        reportMalformed(resource, malformed)
         for (const object of objects) view.put(trimForView(kind, object))
         for (const object of objects) report(object, await admit(decide, object, { namespace: '' }))
       })
@@ -75,7 +86,8 @@ export async function auditCommand(options: AuditOptions, io: CliIo): Promise<nu
       [liveOnly('ConfigMap'), RUNCONFIG_SELECTOR],
       [liveOnly('Deployment'), PROXY_SELECTOR],
     ] as const) {
-      await eachPage(api, credentials, resource, selector, async (objects) => {
+      await eachPage(api, credentials, resource, selector, async ({ objects, malformed }) => {
+        reportMalformed(resource, malformed)
         for (const object of objects) {
           const verdict = await admit(decide, object, {
             namespace: '',
@@ -90,7 +102,7 @@ export async function auditCommand(options: AuditOptions, io: CliIo): Promise<nu
     }
     progress.done()
     writer.end(summary)
-    return summary.failing > 0 ? EXIT.denied : EXIT.ok
+    return summary.failing > 0 || summary.errors > 0 ? EXIT.denied : EXIT.ok
   } finally {
     progress.done()
     api.close()

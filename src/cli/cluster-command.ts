@@ -7,9 +7,9 @@
 import type { ClusterCredentials } from '../cluster/cluster-credentials.ts'
 import type { KubeApi } from '../cluster/kube-api.ts'
 import { LIST_PAGE_SIZE, listPages } from '../cluster/list-pages.ts'
+import type { ListPage } from '../cluster/list-pages.ts'
 import { apiVersionOf, resourcePath } from '../cluster/resources.ts'
 import type { ViewResource } from '../cluster/resources.ts'
-import type { KubeObject } from '../policy/kube/object.ts'
 import { errorMessage } from '../policy/messages/render.ts'
 import { UsageError } from './io.ts'
 import type { CliIo } from './io.ts'
@@ -56,25 +56,26 @@ export function unreachable(
 }
 
 /**
- * Calls `onPage` with each page of `resource` in every namespace; a failed read is the one-line
- * error of `unreachable` (exit 2).
+ * Calls `onPage` with each page of `resource` in every namespace; a failed read, or a list that
+ * does not end, is the one-line error of `unreachable` (exit 2).
  */
 export async function eachPage(
   api: KubeApi,
   credentials: ClusterCredentials,
   resource: ViewResource,
   labelSelector: string | undefined,
-  onPage: (objects: KubeObject[]) => Promise<void>,
+  onPage: (page: ListPage) => Promise<void>,
 ): Promise<void> {
   const pages = listPages(api, resourcePath(resource), {
     apiVersion: apiVersionOf(resource),
     kind: resource.kind,
+    namespaced: resource.namespaced,
     limit: LIST_PAGE_SIZE,
     ...(labelSelector === undefined ? {} : { labelSelector }),
   })
   // Only a failed read is the cluster's fault; anything `onPage` throws is passed on as it is.
   for (;;) {
-    let next: IteratorResult<KubeObject[]>
+    let next: IteratorResult<ListPage>
     try {
       next = await pages.next()
     } catch (error) {

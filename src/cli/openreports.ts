@@ -5,7 +5,8 @@
  * replaces the earlier one (a namespace whose objects are all clean gets a report that says so).
  *
  * - `summary` counts results: `fail` a violation or change, `warn` a warning, and `pass` each
- *   clean object (clean objects are counted, not listed, so a large namespace stays small).
+ *   clean object (clean objects are counted, not listed, so a large namespace stays small);
+ *   `error` an item of a list that could not be audited (not an object, or without a name).
  * - Every audited kind is namespaced, so no `ClusterReport` is ever needed.
  * - `kubectl apply` keeps a copy of the object in an annotation, and the API server holds an
  *   object's annotations to 262,144 bytes in all: past `MAX_RESULT_BYTES` of results, counted
@@ -28,7 +29,7 @@ interface Result {
   readonly source: string
   readonly policy: string
   readonly rule?: string
-  readonly result: 'fail' | 'warn'
+  readonly result: 'fail' | 'warn' | 'error'
   readonly severity: 'high' | 'medium' | 'low'
   readonly message: string
   readonly timestamp: { readonly seconds: number; readonly nanos: number }
@@ -121,6 +122,16 @@ function resultsOf(finding: AuditFinding, timestamp: Result['timestamp']): Resul
       severity: 'low',
       message,
     })),
+    ...(finding.error === undefined
+      ? []
+      : [
+          {
+            ...base,
+            result: 'error',
+            severity: 'high',
+            message: `could not be audited: ${finding.error}`,
+          } satisfies Result,
+        ]),
   ]
 }
 

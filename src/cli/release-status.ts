@@ -47,7 +47,9 @@ export async function releaseStatusCommand(
     for (const kind of VALIDATION_STATUS_KINDS) {
       const resource = served.get(kind)
       if (!resource) continue
-      await eachPage(api, credentials, resource, undefined, async (objects) => {
+      await eachPage(api, credentials, resource, undefined, async ({ objects, malformed }) => {
+        // An item without a name (or not an object) holds no verdict a write could address.
+        counts.checked += malformed.length
         for (const object of objects) {
           counts.checked++
           const result = await release(api, resource, object)
@@ -76,15 +78,15 @@ async function release(
   resource: ViewResource,
   object: KubeObject,
 ): Promise<Released> {
+  // A listed object always has a name and a namespace (listPages hands over no other).
   const { name, namespace, managedFields, resourceVersion } = object.metadata ?? {}
-  if (typeof name !== 'string' || typeof namespace !== 'string') return 'not ours'
   if (!ownedAlone(managedFields)) return 'not ours'
   const outcome = await removeStatusFields(
     api,
     resource,
     {
-      name,
-      namespace,
+      name: String(name),
+      namespace: String(namespace),
       resourceVersion: typeof resourceVersion === 'string' ? resourceVersion : '',
     },
     VALIDATION_STATUS_FIELDS,

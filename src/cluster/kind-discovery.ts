@@ -9,6 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import { TOOLHIVE_GROUP, TOOLHIVE_KIND_TABLE } from '../policy/kinds.ts'
+import { isRecord } from '../policy/kube/object.ts'
 import { backoffDelay } from './backoff.ts'
 import { KubeApiError } from './kube-api.ts'
 import type { KubeApi } from './kube-api.ts'
@@ -26,21 +27,36 @@ export const DISCOVERY_INTERVAL_MS = 10_000
 /** A read asked for a kind not known to be served refreshes at most this often (`refresh`). */
 const REFRESH_MIN_GAP_MS = 1_000
 
-/** The kinds `GET /apis/toolhive.stacklok.dev[/<version>]` says are served; throws KubeApiError. */
+/**
+ * The kinds `GET /apis/toolhive.stacklok.dev[/<version>]` says are served; throws KubeApiError,
+ * and an Error for an answer that is not discovery (no `versions` or `resources` list): only a 404
+ * says nothing is served, and an answer that cannot be read must not be taken for one.
+ */
 export async function discoverServedKinds(
   api: KubeApi,
   signal?: AbortSignal,
 ): Promise<ServedKinds> {
-  const group = await api.get(`/apis/${TOOLHIVE_GROUP}`, {}, signal)
+  const groupPath = `/apis/${TOOLHIVE_GROUP}`
+  const group = await api.get(groupPath, {}, signal)
   // 404: no CRD of the group is established at all.
+  if (group !== undefined) mustList(group, 'versions', groupPath, 'APIGroup')
   const versions = group === undefined ? [] : discoveryVersions(group)
   const lists = await Promise.all(
     versions.map(async (version) => {
-      const list = await api.get(`/apis/${TOOLHIVE_GROUP}/${version}`, {}, signal)
+      const path = `${groupPath}/${version}`
+      const list = await api.get(path, {}, signal)
+      // 404: the version went between the two reads; it serves nothing.
+      if (list !== undefined) mustList(list, 'resources', path, 'APIResourceList')
       return [version, list] as const
     }),
   )
   return servedFromDiscovery(versions, new Map(lists))
+}
+
+/** Throws unless `body` (a JSON document, maybe not an object) holds a list at `field`. */
+function mustList(body: unknown, field: string, path: string, kind: string): void {
+  if (isRecord(body) && Array.isArray(body[field])) return
+  throw new Error(`${path} answered with something that is not an ${kind} (no ${field} list)`)
 }
 
 interface KindDiscoveryOptions {

@@ -21,22 +21,34 @@ const POD_CHECKSUM = 'toolhive.stacklok.dev/runconfig-checksum'
 
 interface FakeCluster {
   readonly server: string
-  /** pathname → the collection's objects. */
-  readonly collections: Map<string, KubeObject[]>
+  /** pathname → the collection's objects (or, planted, items that are not objects as stored). */
+  readonly collections: Map<string, unknown[]>
   /** pathname → the status its list is refused with. */
   readonly refused: Map<string, number>
+  /** discovery pathname → the raw answer given instead of the real one. */
+  readonly discovery: Map<string, { status: number; body: string }>
+  /** pathname → the `continue` token every page of its list ends with, given the one asked with. */
+  readonly endless: Map<string, (token: string | undefined) => string>
   readonly queries: { path: string; query: Record<string, string> }[]
 }
 
 /** Discovery of every ToolHive kind, and each collection in pages of the `limit` asked for. */
 async function fakeCluster(t: Test): Promise<FakeCluster> {
-  const collections = new Map<string, KubeObject[]>()
+  const collections = new Map<string, unknown[]>()
   const refused = new Map<string, number>()
+  const endless: FakeCluster['endless'] = new Map()
+  const discovery: FakeCluster['discovery'] = new Map()
   const queries: FakeCluster['queries'] = []
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://fake')
     const answer = discoveryAnswer(VIEW_RESOURCES, url.pathname)
     response.setHeader('content-type', 'application/json')
+    const raw = discovery.get(url.pathname)
+    if (raw) {
+      response.statusCode = raw.status
+      response.end(raw.body)
+      return
+    }
     if (answer) {
       response.statusCode = answer.status
       response.end(JSON.stringify(answer.body))
@@ -50,6 +62,12 @@ async function fakeCluster(t: Test): Promise<FakeCluster> {
       response.end(
         JSON.stringify({ kind: 'Status', code: status, message: 'configmaps is forbidden' }),
       )
+      return
+    }
+    const nextToken = endless.get(url.pathname)
+    if (nextToken) {
+      const token = nextToken(query['continue'])
+      response.end(JSON.stringify({ kind: 'List', metadata: { continue: token }, items: [] }))
       return
     }
     const objects = collections.get(url.pathname) ?? []
@@ -67,7 +85,9 @@ async function fakeCluster(t: Test): Promise<FakeCluster> {
         },
         // The API server leaves apiVersion and kind out of list items.
         items: page.map((object) => {
-          const item: Record<string, unknown> = { ...object }
+          // A malformed item (a test plants them) is sent as it is.
+          if (typeof object !== 'object' || object === null || Array.isArray(object)) return object
+          const item: Record<string, unknown> = { ...(object as Record<string, unknown>) }
           delete item['apiVersion']
           delete item['kind']
           return item
@@ -81,7 +101,7 @@ async function fakeCluster(t: Test): Promise<FakeCluster> {
     server.close()
   })
   const { port } = server.address() as { port: number }
-  return { server: `http://127.0.0.1:${port}`, collections, refused, queries }
+  return { server: `http://127.0.0.1:${port}`, collections, refused, endless, discovery, queries }
 }
 
 function kubeconfig(server: string): string {
@@ -172,7 +192,7 @@ t.test('audit finds what a write now would deny or patch, and nothing else', asy
   t.match(result.stdout, /\n {4}content checksum missing: stamped from the data/)
   t.match(
     result.stdout,
-    /KIND +AUDITED +DENY +PATCH +WARN +CLEAN\nMCPWebhookConfig +2 +1 +0 +0 +1\nMCPServer +2 +0 +0 +0 +2\nConfigMap +2 +0 +1 +0 +1\nDeployment +2 +0 +1 +0 +1\n/,
+    /KIND +AUDITED +DENY +PATCH +WARN +ERROR +CLEAN\nMCPWebhookConfig +2 +1 +0 +0 +0 +1\nMCPServer +2 +0 +0 +0 +0 +2\nConfigMap +2 +0 +1 +0 +0 +1\nDeployment +2 +0 +1 +0 +0 +1\n/,
   )
   // Read as the webhooks are sent objects, a page at a time.
   t.match(fake.queries, [
@@ -199,7 +219,7 @@ t.test('a clean cluster exits 0; lists are read across pages', async (t) => {
   const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
   const result = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
   t.equal(result.code, 0)
-  t.match(result.stdout, /MCPServer +1203 +0 +0 +0 +1203\n/)
+  t.match(result.stdout, /MCPServer +1203 +0 +0 +0 +0 +1203\n/)
   t.match(result.stdout, /no object would be denied or changed by a write now\n$/)
   const pages = fake.queries.filter((q) => q.path.endsWith('/mcpservers'))
   t.same(
@@ -315,6 +335,173 @@ t.test('a list the account may not read is one line naming it, exit 2', async (t
   )
   t.equal(result.stdout, '', 'no report from a partial read')
 })
+
+t.test('a list that never ends ends the audit: one line naming it, exit 2', async (t) => {
+  const fake = await plantedCluster(t)
+  const path = '/apis/toolhive.stacklok.dev/v1beta1/mcpservers'
+  // An API server that answers every page with the same token: the same page again, forever.
+  fake.endless.set(path, () => 'again')
+  const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+  const repeated = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+  t.equal(repeated.code, 2)
+  t.equal(
+    repeated.stderr,
+    `mcp-admission: cannot list mcpservers from ${fake.server}: the list did not end: the API server sent the same continue token twice\n`,
+  )
+  t.same(
+    fake.queries.filter((q) => q.path === path).map((q) => q.query['continue']),
+    [undefined, 'again'],
+    'ended at the first repeat',
+  )
+
+  // A token that never repeats: stopped by the page cap.
+  fake.queries.length = 0
+  fake.endless.set(path, (token) => `${Number(token ?? 0) + 1}`)
+  const growing = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+  t.equal(growing.code, 2)
+  t.equal(
+    growing.stderr,
+    `mcp-admission: cannot list mcpservers from ${fake.server}: the list did not end after 10000 pages\n`,
+  )
+  t.equal(fake.queries.filter((q) => q.path === path).length, 10_000)
+})
+
+t.test(
+  'discovery that cannot be read is one line and exit 2, never "nothing served"',
+  async (t) => {
+    const group = '/apis/toolhive.stacklok.dev'
+    const cases: [string, string, { status: number; body: string }][] = [
+      ['a 500', group, { status: 500, body: '{"kind":"Status","code":500,"message":"etcd down"}' }],
+      ['a body that is not JSON', group, { status: 200, body: '<html>proxy error</html>' }],
+      ['a JSON array', group, { status: 200, body: '[]' }],
+      ['an APIGroup without versions', group, { status: 200, body: '{"kind":"APIGroup"}' }],
+      [
+        'a version whose resource list is not one',
+        `${group}/v1beta1`,
+        { status: 200, body: '{"kind":"APIResourceList","resources":"mcpservers"}' },
+      ],
+    ]
+    for (const [name, path, answer] of cases) {
+      const fake = await plantedCluster(t)
+      fake.discovery.set(path, answer)
+      const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+      const result = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+      t.equal(result.code, 2, `${name}: exit 2`)
+      t.match(
+        result.stderr,
+        new RegExp(`^mcp-admission: cannot read API discovery from ${fake.server}: [^\\n]+\\n$`),
+        `${name}: one line`,
+      )
+      t.equal(result.stdout, '', `${name}: nothing audited`)
+    }
+
+    // A 404 for the group says it is genuinely not served: the ConfigMaps and Deployments are still
+    // audited, as they are on a cluster without the ToolHive CRDs.
+    const fake = await plantedCluster(t)
+    fake.discovery.set(group, { status: 404, body: '{"kind":"Status","code":404}' })
+    const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+    const result = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+    t.equal(result.code, 1)
+    t.match(
+      result.stdout,
+      /\nKIND +AUDITED[^\n]*\n+ConfigMap +2 +0 +1 +0 +0 +1\n+Deployment +2 +0 +0 +2 +0 +0\n/,
+    )
+  },
+)
+
+t.test(
+  'items that are not objects as stored are errors (exit 1), never clean or dropped',
+  async (t) => {
+    const fake = await fakeCluster(t)
+    const base = '/apis/toolhive.stacklok.dev/v1beta1'
+    const good = workload('MCPServer', 'good')
+    fake.collections.set(`${base}/mcpservers`, [
+      good,
+      { spec: {} },
+      { metadata: 'x', spec: {} },
+      'not an object',
+      { metadata: { namespace: NAMESPACE } },
+      { metadata: { name: 'lost' } },
+      null,
+      [good],
+    ])
+    const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+    const table = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig')])
+    t.equal(table.code, 1)
+    t.match(
+      table.stdout,
+      /\nMCPServer +8 +0 +0 +0 +7 +1\n/,
+      'counted: 7 errors, only the good one clean',
+    )
+    t.match(
+      table.stdout,
+      /no object would be denied or changed by a write now; 7 could not be audited\n$/,
+    )
+    t.match(
+      table.stdout,
+      /^ERROR {2}MCPServer \/\n {4}could not be audited: item 1 of the list: no metadata\n/,
+    )
+    t.match(
+      table.stdout,
+      /\n {4}could not be audited: item 3 of the list: not an object \(string\)\n/,
+    )
+
+    const json = await runCli(['audit', '--kubeconfig', join(dir, 'kubeconfig'), '-o', 'json'])
+    t.equal(json.code, 1)
+    const document = JSON.parse(json.stdout) as {
+      findings: {
+        subject: { kind: string; namespace: string; name: string }
+        result: string
+        error: string
+      }[]
+      summary: { kind: string; audited: number; error: number; clean: number }[]
+    }
+    t.same(
+      document.findings.map((f) => [
+        f.subject.kind,
+        f.subject.namespace,
+        f.subject.name,
+        f.result,
+        f.error,
+      ]),
+      [
+        ['MCPServer', '', '', 'error', 'item 1 of the list: no metadata'],
+        ['MCPServer', '', '', 'error', 'item 2 of the list: metadata is not an object'],
+        ['MCPServer', '', '', 'error', 'item 3 of the list: not an object (string)'],
+        ['MCPServer', NAMESPACE, '', 'error', 'item 4 of the list: no metadata.name'],
+        ['MCPServer', '', 'lost', 'error', 'item 5 of the list: no metadata.namespace'],
+        ['MCPServer', '', '', 'error', 'item 6 of the list: not an object (null)'],
+        ['MCPServer', '', '', 'error', 'item 7 of the list: not an object (an array)'],
+      ],
+    )
+    t.match(document.summary, [{ kind: 'MCPServer', audited: 8, error: 7, clean: 1 }])
+
+    const reports = await runCli([
+      'audit',
+      '--kubeconfig',
+      join(dir, 'kubeconfig'),
+      '-o',
+      'openreports',
+    ])
+    t.equal(reports.code, 1)
+    const byNamespace = new Map(
+      parseAllDocuments(reports.stdout).map((d) => {
+        const report = d.toJS() as {
+          metadata: { namespace: string }
+          summary: object
+          results: object[]
+        }
+        return [report.metadata.namespace, report]
+      }),
+    )
+    t.match(byNamespace.get(NAMESPACE), {
+      summary: { pass: 1, fail: 0, error: 1 },
+      results: [
+        { result: 'error', message: 'could not be audited: item 4 of the list: no metadata.name' },
+      ],
+    })
+  },
+)
 
 t.test(
   'audit reports dangling references as warnings (exit 0: a warning fails nothing)',
