@@ -323,10 +323,15 @@ function authorizationOf(options: https.RequestOptions): unknown {
   return headers?.['authorization'] ?? headers?.['Authorization']
 }
 
+/** Whether `signal` was aborted by a deadline (a TimeoutError, as AbortSignal.timeout aborts). */
+export function isDeadline(signal: AbortSignal | undefined): boolean {
+  const reason: unknown = signal?.aborted ? signal.reason : undefined
+  return reason instanceof Error && reason.name === 'TimeoutError'
+}
+
 function abortReason(signal: AbortSignal): string {
+  if (isDeadline(signal)) return 'no answer before the deadline'
   const reason: unknown = signal.reason
-  if (reason instanceof Error && reason.name === 'TimeoutError')
-    return 'no answer before the deadline'
   return reason instanceof Error ? reason.message : 'aborted'
 }
 

@@ -59,12 +59,6 @@ export class ClusterReadError extends Error {
   }
 }
 
-/** Whether `signal` was aborted by a deadline (a TimeoutError, as AbortSignal.timeout aborts). */
-export function isDeadline(signal: AbortSignal | undefined): boolean {
-  const reason: unknown = signal?.aborted ? signal.reason : undefined
-  return reason instanceof Error && reason.name === 'TimeoutError'
-}
-
 export interface ClusterView {
   /** The object, or undefined when it does not exist. */
   get(key: ObjectKey, options?: ReadOptions): Promise<KubeObject | undefined>

@@ -231,15 +231,7 @@ t.test(
     t.same(await flags(['--set', 'operator.namespace=']), [
       '--operator-service-account=toolhive-operator',
     ])
-    const old = await helm([
-      'template',
-      RELEASE,
-      CHART,
-      '-n',
-      NAMESPACE,
-      '--set',
-      'operatorServiceAccount=ops/thv-operator',
-    ])
+    const old = await helmTemplate(['--set', 'operatorServiceAccount=ops/thv-operator'])
     t.not(old.code, 0, 'the replaced value fails the render')
     t.match(
       old.stderr,
@@ -304,15 +296,7 @@ t.test(
       workloads: 'Ignore',
       deletes: 'Ignore',
     })
-    const refused = await helm([
-      'template',
-      RELEASE,
-      CHART,
-      '-n',
-      NAMESPACE,
-      '--set',
-      'validationActions={Deny,Warn}',
-    ])
+    const refused = await helmTemplate(['--set', 'validationActions={Deny,Warn}'])
     t.not(refused.code, 0, 'Deny with Warn is refused, as the service refuses it')
     t.match(refused.stderr, /validationActions/)
   },
@@ -522,7 +506,7 @@ t.test('mistyped values fail the render with the reason', async (t) => {
     ],
   ]
   for (const [name, values, message] of failures) {
-    const result = await helm(['template', RELEASE, CHART, '-n', NAMESPACE, ...values])
+    const result = await helmTemplate(values)
     t.not(result.code, 0, `${name} fails`)
     t.match(result.stderr, message, name)
   }
@@ -678,6 +662,11 @@ function runConfigMap(namespace: string, name: string) {
     metadata: { name, namespace, labels: { 'toolhive.stacklok.io/component': 'run-config' } },
     data: { 'runconfig.json': '{"name": "demo"}' },
   }
+}
+
+/** `helm template` of the chart with `values`: its exit code and output (never throws). */
+function helmTemplate(values: readonly string[]) {
+  return helm(['template', RELEASE, CHART, '-n', NAMESPACE, ...values])
 }
 
 async function storedChecksum(namespace: string, name: string): Promise<string | undefined> {
