@@ -5,10 +5,11 @@ import prettier from 'eslint-config-prettier'
 import { posix } from 'node:path'
 
 /**
- * The pure folders and what each may import from src/ (DESIGN §2): policy/ depends on nothing
- * else in src, and inside it the layers only point down: go/ (Go grammar ports) ← messages/
- * (field errors, quoting, redaction) ← kube/ (object access, names, value checks) ← crd/ and the
- * rules at the top. metrics/ stands alone. test/policy/purity.test.ts applies the same table.
+ * The pure folders and what each may import from src/ (docs/architecture.md#architecture): policy/
+ * depends on nothing else in src, and inside it the layers only point down: go/ (Go grammar ports)
+ * ← messages/ (field errors, quoting, redaction) ← kube/ (object access, names, value checks) ←
+ * crd/ and the rules at the top. metrics/ stands alone. test/policy/purity.test.ts applies the same
+ * table.
  */
 export const LAYERS = [
   { folder: 'src/policy', mayImport: ['src/policy'] },

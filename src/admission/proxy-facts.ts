@@ -1,11 +1,11 @@
 /**
- * What the proxy Deployment and Scale rules need from the cluster, read with DESIGN §4.2's
- * freshness rule: the owner and the RunConfig ConfigMap are read live, in parallel, for every
- * proxy Deployment write. The cache cannot prove it is current: a request may carry the same
- * stale checksum the cache holds while the watch lags (an operator's get-modify-update), and
- * stamping that would leave pods unrolled on a config change. A read that fails or misses the
- * deadline throws ClusterReadError, which admission answers in-band, naming what it could not read
- * (but for the operator's own write on a slow API server, below).
+ * What the proxy Deployment and Scale rules need from the cluster, read by the
+ * freshness rule of docs/enforcement.md#read-live-not-from-the-cache: the owner and the RunConfig
+ * ConfigMap are read live, in parallel, for every proxy Deployment write. The cache cannot prove it
+ * is current: a request may carry the same stale checksum the cache holds while the watch lags (an
+ * operator's get-modify-update), and stamping that would leave pods unrolled on a config change. A
+ * read that fails or misses the deadline throws ClusterReadError, which admission answers in-band,
+ * naming what it could not read (but for the operator's own write on a slow API server, below).
  */
 
 import { ClusterReadError } from '../cluster/view.ts'

@@ -1,4 +1,4 @@
-/** What the DESIGN §5 validators need from the cluster view. */
+/** What the validators (docs/enforcement.md#validation) need from the cluster view. */
 
 import { ClusterReadError } from '../cluster/view.ts'
 import type { ClusterView } from '../cluster/view.ts'

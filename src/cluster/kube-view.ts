@@ -1,10 +1,11 @@
 /**
  * The ClusterView of a real cluster: reflectors keep trimmed copies of the ToolHive objects in
- * memory; a cache miss, a read that must be current (DESIGN §4.2), and every ConfigMap or
- * Deployment (never cached) go to the API server. Which ToolHive kinds are listed and watched, and
- * at which version, follows API discovery while it runs (`kind-discovery.ts`): a kind the cluster
- * does not serve is neither watched nor waited for. Namespaces are watched too, for whether each is
- * terminating (`namespace-cache.ts`), and never waited for.
+ * memory; a cache miss, a read that must be current
+ * (docs/enforcement.md#read-live-not-from-the-cache), and every ConfigMap or Deployment (never
+ * cached) go to the API server. Which ToolHive kinds are listed and watched, and at which version,
+ * follows API discovery while it runs (`kind-discovery.ts`): a kind the cluster does not serve is
+ * neither watched nor waited for. Namespaces are watched too, for whether each is terminating
+ * (`namespace-cache.ts`), and never waited for.
  */
 
 import type { Logger } from 'pino'

@@ -35,9 +35,10 @@ export const VIEW_RESOURCES: readonly ViewResource[] = TOOLHIVE_KIND_TABLE.map(
 
 /**
  * Read live only, never watched. A proxy Deployment's review reads its RunConfig ConfigMap live
- * (DESIGN §4.2) and no other rule reads one, so caching every RunConfig ConfigMap would double
- * the view's memory and start-up list for nothing, and need list/watch on every ConfigMap in
- * the cluster (RBAC cannot narrow by label) where `get` is enough. Deployments: one now and then.
+ * (docs/enforcement.md#read-live-not-from-the-cache) and no other rule reads one, so caching every
+ * RunConfig ConfigMap would double the view's memory and start-up list for nothing, and need
+ * list/watch on every ConfigMap in the cluster (RBAC cannot narrow by label) where `get` is enough.
+ * Deployments: one now and then.
  */
 export const LIVE_ONLY_RESOURCES: readonly ViewResource[] = [
   { kind: 'ConfigMap', group: '', version: 'v1', plural: 'configmaps', namespaced: true },

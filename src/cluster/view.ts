@@ -1,7 +1,8 @@
 /**
- * The read-only cluster view policies may consult (DESIGN §2). DESIGN's three implementations are
- * two classes: KubeView (the informer cache, with live reads) and MemoryView (in-memory, used by
- * the CLI, the embedded default and unit tests).
+ * The read-only cluster view policies may consult (docs/architecture.md#architecture). Its three
+ * implementations (informer cache, live read, in-memory) are two classes: KubeView (the informer
+ * cache, with live reads) and MemoryView (in-memory, used by the CLI, the embedded default and unit
+ * tests).
  */
 
 import type { KubeObject } from '../policy/kube/object.ts'
@@ -25,7 +26,10 @@ export interface ObjectKey {
 export type ToolHiveKey = ObjectKey & { readonly kind: ToolHiveKind }
 
 export interface ReadOptions {
-  /** Bypass any cache and read what the API server holds now (DESIGN §4.2 freshness). */
+  /**
+   * Bypass any cache and read what the API server holds now
+   * (docs/enforcement.md#read-live-not-from-the-cache).
+   */
   readonly live?: boolean
   /** Answer from the cache alone: a miss is `undefined`, never a read (ignored with `live`). */
   readonly cacheOnly?: boolean
@@ -35,7 +39,8 @@ export interface ReadOptions {
 
 /**
  * A live read that did not succeed. Admission answers it in-band with this message rather than
- * deciding from the cache (DESIGN §4.2); the writer (the operator) retries.
+ * deciding from the cache (docs/enforcement.md#read-live-not-from-the-cache); the writer (the
+ * operator) retries.
  */
 export class ClusterReadError extends Error {
   override name = 'ClusterReadError'

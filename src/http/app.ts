@@ -17,7 +17,7 @@ import { fallbackLog } from './fallback-log.ts'
 import type { FallbackLog } from './fallback-log.ts'
 import type { Metrics } from '../metrics/metrics.ts'
 
-/** Two objects of up to 3 MiB each, plus the envelope (DESIGN §7). */
+/** Two objects of up to 3 MiB each, plus the envelope (docs/wire.md#behaviour-on-the-wire). */
 export const BODY_LIMIT_BYTES = 7 * 1024 * 1024
 
 interface AdmissionAppOptions {
@@ -159,8 +159,9 @@ function countViolations(metrics: Metrics, outcome: ReviewOutcome, enforcement: 
 /**
  * The log contract, as controller-runtime's and Kyverno's webhooks keep it: one info line for what
  * someone must act on (a denial, a patch on the ToolHive operator's own write: a disagreement,
- * DESIGN §4) and an error line for a failure; every routine review, patched or not, at debug. At
- * info the log costs nothing per ordinary review: the line was 9 % of the CPU of a burst.
+ * docs/enforcement.md#never-a-fight-with-the-operator) and an error line for a failure; every
+ * routine review, patched or not, at debug. At info the log costs nothing per ordinary review: the
+ * line was 9 % of the CPU of a burst.
  */
 function logOutcome(logger: Logger, webhook: WebhookName, outcome: ReviewOutcome): void {
   if (!outcome.ok) {

@@ -1,6 +1,6 @@
 /**
- * DESIGN §4.1: the RunConfig ConfigMap content checksum. Proxy Deployments carry it in their pod
- * template so pods roll whenever the RunConfig changes.
+ * docs/enforcement.md#the-runconfig-checksum: the RunConfig ConfigMap content checksum. Proxy
+ * Deployments carry it in their pod template so pods roll whenever the RunConfig changes.
  */
 
 import { createHash } from 'node:crypto'
@@ -107,7 +107,10 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length
 }
 
-/** DESIGN §4.1 mutation: stamps RunConfig ConfigMaps, leaves every other ConfigMap alone. */
+/**
+ * The mutation of docs/enforcement.md#the-runconfig-checksum: stamps RunConfig ConfigMaps, leaves
+ * every other ConfigMap alone.
+ */
 export function mutateRunConfigMap(configMap: KubeObject): MutationResult {
   return isRunConfigMap(configMap)
     ? stampContentChecksum(configMap)

@@ -1,6 +1,7 @@
 /**
- * DESIGN §4.2: the proxy container reads its MCPServer generation from the pod's own annotation
- * through the downward API, so old and new pods never race on a shared live-mounted value.
+ * docs/enforcement.md#proxy-deployments-field-by-field: the proxy container reads its MCPServer
+ * generation from the pod's own annotation through the downward API, so old and new pods never race
+ * on a shared live-mounted value.
  */
 
 import { isRecord, jsonEqual } from './kube/object.ts'

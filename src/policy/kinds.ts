@@ -9,7 +9,10 @@ import { WEBHOOK_CONFIG_FINALIZER } from './names.ts'
 
 export const TOOLHIVE_GROUP = 'toolhive.stacklok.dev'
 
-/** A status condition the reconciler stamps (`status-conditions.ts`, DESIGN §6). */
+/**
+ * A status condition the reconciler stamps (`status-conditions.ts`,
+ * docs/enforcement.md#status-conditions).
+ */
 export type StatusRule = 'stdioReplicaCap' | 'sessionStorage' | 'valid'
 
 /**

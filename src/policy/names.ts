@@ -1,4 +1,7 @@
-/** Names and keys of the ToolHive objects (DESIGN §3–§4), in one place; the kinds are in kinds.ts. */
+/**
+ * Names and keys of the ToolHive objects (docs/enforcement.md#which-objects-it-recognises), in one
+ * place; the kinds are in kinds.ts.
+ */
 
 export const ANNOTATIONS = {
   contentChecksum: 'toolhive.stacklok.dev/content-checksum',
@@ -8,7 +11,7 @@ export const ANNOTATIONS = {
 
 /**
  * The finalizer recent ToolHive operators put on an MCPWebhookConfig: it holds a deleted config
- * until no MCPServer references it (DESIGN §5.1).
+ * until no MCPServer references it (docs/enforcement.md#mcpwebhookconfig).
  */
 export const WEBHOOK_CONFIG_FINALIZER = 'mcpwebhookconfig.toolhive.stacklok.dev/finalizer'
 

@@ -1,10 +1,11 @@
 /**
- * DESIGN §4.2: the invariants of a proxy Deployment, whoever writes it. Each rule touches only its
- * own paths and only when the value differs, so an object that already holds them yields no
- * patch, and nothing else (Deployment labels and annotations, other pod-template keys, other env
- * entries, replicas beyond the stdio cap) is ever changed. Every value written is one the
- * operator computes identically from the same inputs (DESIGN §4): a Deployment a current operator
- * wrote is admitted untouched, and the webhook acts only where someone broke an invariant.
+ * docs/enforcement.md#proxy-deployments-field-by-field: the invariants of a proxy Deployment,
+ * whoever writes it. Each rule touches only its own paths and only when the value differs, so an
+ * object that already holds them yields no patch, and nothing else (Deployment labels and
+ * annotations, other pod-template keys, other env entries, replicas beyond the stdio cap) is ever
+ * changed. Every value written is one the operator computes identically from the same inputs
+ * (docs/enforcement.md#never-a-fight-with-the-operator): a Deployment a current operator wrote is
+ * admitted untouched, and the webhook acts only where someone broke an invariant.
  *
  * Not written, on purpose: the owner's `podTemplateMetadataOverrides` (the operator applies them
  * with its own keys winning; re-applying them here replaced the operator's computed keys, such

@@ -1,7 +1,8 @@
 /**
- * DESIGN §3: a proxy Deployment is an apps/v1 Deployment whose controller ownerReference points
- * at a ToolHive workload (any version of the group). The owner decides everything else: its kind's
- * entry in the kind table says what the proxy carries (generation, transport cap).
+ * docs/enforcement.md#which-objects-it-recognises: a proxy Deployment is an apps/v1 Deployment
+ * whose controller ownerReference points at a ToolHive workload (any version of the group). The
+ * owner decides everything else: its kind's entry in the kind table says what the proxy carries
+ * (generation, transport cap).
  */
 
 import { groupOf, isRecord } from './kube/object.ts'

@@ -1,9 +1,10 @@
 /**
- * DESIGN §6: the status conditions the reconciler stamps on ToolHive resources. Pure: the caller
- * passes the time. Only conditions: the top-level `status.observedGeneration` says the operator
- * has acted on a generation, which the reconciler cannot claim, and `configHash` is the
- * operator's. Each condition carries its own `observedGeneration`. The reconciler applies these
- * with its own field manager and leaves out any type another manager owns (kube/field-ownership.ts).
+ * docs/enforcement.md#status-conditions: the status conditions the reconciler stamps on ToolHive
+ * resources. Pure: the caller passes the time. Only conditions: the top-level
+ * `status.observedGeneration` says the operator has acted on a generation, which the reconciler
+ * cannot claim, and `configHash` is the operator's. Each condition carries its own
+ * `observedGeneration`. The reconciler applies these with its own field manager and leaves out any
+ * type another manager owns (kube/field-ownership.ts).
  */
 
 import { renderViolations } from './messages/render.ts'
@@ -40,14 +41,14 @@ export interface DesiredStatus {
  */
 export const MAX_CONDITION_MESSAGE_BYTES = 32_768
 
-/** The condition types this reconciler owns (DESIGN §6). */
+/** The condition types this reconciler owns (docs/enforcement.md#status-conditions). */
 export const CONDITION_TYPES = {
   stdioReplicaCapped: 'StdioReplicaCapped',
   sessionStorageWarning: 'SessionStorageWarning',
   valid: 'Valid',
 } as const
 
-/** Every status/reason/message of the DESIGN §6 table, verbatim. */
+/** Every status/reason/message of the table in docs/enforcement.md#status-conditions, verbatim. */
 const CONDITIONS = {
   stdioCapped: {
     type: CONDITION_TYPES.stdioReplicaCapped,
@@ -95,7 +96,10 @@ const CONDITIONS = {
   },
 } as const satisfies Record<string, DesiredCondition>
 
-/** The conditions DESIGN §6 wants on a ToolHive object (any version), or undefined for other kinds. */
+/**
+ * The conditions docs/enforcement.md#status-conditions wants on a ToolHive object (any version), or
+ * undefined for other kinds.
+ */
 export function desiredStatus(
   object: KubeObject,
   kinds: KindTable = TOOLHIVE_KIND_TABLE,
@@ -182,8 +186,8 @@ function stdioCondition(object: KubeObject): DesiredCondition {
 }
 
 /**
- * Follows the DESIGN §6 table literally, stdio servers included: the condition describes the
- * spec as written, and the stdio cap has its own condition.
+ * Follows the table of docs/enforcement.md#status-conditions literally, stdio servers included: the
+ * condition describes the spec as written, and the stdio cap has its own condition.
  */
 function sessionStorageCondition(spec: JsonObject): DesiredCondition {
   if (replicasOf(spec) <= 1) return CONDITIONS.sessionStorageNotApplicable

@@ -1,6 +1,7 @@
 /**
- * DESIGN §4.2: `kubectl scale` and autoscalers write `deployments/scale`, which bypasses the
- * Deployment webhook; the stdio cap must hold there too. Nothing else about replicas is touched.
+ * docs/enforcement.md#proxy-deployments-field-by-field: `kubectl scale` and autoscalers write
+ * `deployments/scale`, which bypasses the Deployment webhook; the stdio cap must hold there too.
+ * Nothing else about replicas is touched.
  */
 
 import { isRecord } from './kube/object.ts'

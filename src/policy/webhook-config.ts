@@ -1,6 +1,6 @@
 /**
- * DESIGN §5.1: MCPWebhookConfig CREATE/UPDATE. Every violation is reported at once, in document
- * order (validating before mutating, each webhook's fields in schema order).
+ * docs/enforcement.md#mcpwebhookconfig: MCPWebhookConfig CREATE/UPDATE. Every violation is reported
+ * at once, in document order (validating before mutating, each webhook's fields in schema order).
  */
 
 import { violation } from './messages/field-errors.ts'

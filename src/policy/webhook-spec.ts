@@ -1,6 +1,7 @@
 /**
- * DESIGN §5.1: one entry of an MCPWebhookConfig's `validating[]` or `mutating[]` list, apart from
- * its name (names are checked across the whole config, in webhook-config.ts).
+ * docs/enforcement.md#mcpwebhookconfig: one entry of an MCPWebhookConfig's `validating[]` or
+ * `mutating[]` list, apart from its name (names are checked across the whole config, in
+ * webhook-config.ts).
  */
 
 import { violation } from './messages/field-errors.ts'
@@ -76,7 +77,7 @@ function checkUrl(webhookField: string, value: unknown, insecure: boolean, found
  * Every problem with a webhook URL, as violation details. What is a URL at all is decided by a
  * port of Go's url.Parse (go/url.ts), which ToolHive's proxy applies when it calls the webhook;
  * the operator's url.ParseRequestURI reads every absolute URL without `#` the same way, and a `#`
- * is denied below. DESIGN §5.1 then adds its own rules.
+ * is denied below. Then the rules of docs/enforcement.md#mcpwebhookconfig apply.
  */
 function urlProblems(url: string, insecure: boolean): { problems: string[]; scheme: string } {
   const parsed = parseGoUrl(url)

@@ -1,5 +1,5 @@
 /**
- * DESIGN §4, "mutation never fights the operator": a proxy Deployment written the way a current
+ * docs/enforcement.md#never-a-fight-with-the-operator: a proxy Deployment written the way a current
  * ToolHive operator writes it is admitted with an empty patch on CREATE and UPDATE, for all three
  * kinds, whatever keys the operator computes itself (the pod volumes hash, the auth server CA
  * checksum, a restart stamp) and whatever the owner's overrides say about them.

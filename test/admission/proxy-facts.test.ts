@@ -1,6 +1,7 @@
 /**
- * DESIGN §4.2 freshness: a proxy Deployment's owner and RunConfig ConfigMap are always read live,
- * even when the cache agrees with the request (both may be equally stale), with a deadline.
+ * docs/enforcement.md#read-live-not-from-the-cache: a proxy Deployment's owner and RunConfig
+ * ConfigMap are always read live, even when the cache agrees with the request (both may be equally
+ * stale), with a deadline.
  */
 
 import t from 'tap'

@@ -7,7 +7,8 @@ import type { AdmissionReviewResponse } from '../../src/admission/review.ts'
 
 const SAMPLE = 'samples/reviews/runconfig-configmap-create.json'
 
-t.test('the shipped sample review is patched with the DESIGN §4.1 checksum (exit 0)', async (t) => {
+// The checksum of docs/enforcement.md#the-runconfig-checksum.
+t.test('the shipped sample review is patched with the RunConfig checksum (exit 0)', async (t) => {
   const result = await runCli(['review', SAMPLE])
   t.equal(result.code, 0)
   const answer = JSON.parse(result.stdout) as AdmissionReviewResponse

@@ -99,7 +99,8 @@ t.test('ConfigMaps are reduced to metadata and their content checksum', async (t
   t.equal(configMap.metadata?.annotations, undefined, 'the input is not modified')
 })
 
-t.test('a ConfigMap keeps the checksum it carries (DESIGN §4.2: annotation first)', async (t) => {
+// Its own annotation comes first (docs/enforcement.md#proxy-deployments-field-by-field).
+t.test('a ConfigMap keeps the checksum it carries (annotation first)', async (t) => {
   const configMap = runConfigMap()
   configMap.metadata = {
     ...configMap.metadata,

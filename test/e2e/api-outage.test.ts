@@ -1,8 +1,9 @@
 /**
- * The API server stopped and started again under load (DESIGN §4.2, §7): admission keeps
- * answering what needs no live read, stays ready, refuses in-band (503, naming what it could not
- * read) every proxy Deployment write, which DESIGN §4.2 settles only with live reads, and the
- * view resynchronises once the API server is back.
+ * The API server stopped and started again under load
+ * (docs/enforcement.md#read-live-not-from-the-cache, docs/operations.md#reliability-and-security):
+ * admission keeps answering what needs no live read, stays ready, refuses in-band (503, naming what
+ * it could not read) every proxy Deployment write, which only live reads settle, and the view
+ * resynchronises once the API server is back.
  */
 
 import { writeFile } from 'node:fs/promises'

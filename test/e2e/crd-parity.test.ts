@@ -17,9 +17,10 @@
  * node (crd-parity/objects.ts holds the hand-written violators; a rule no object can reach would
  * be listed in UNREACHABLE_RULES with the reason: none is). And the webhooks are never stricter
  * than the CRD: every object the API server admits, `check` without CRDs admits too, but for the
- * MCPWebhookConfig cases in KNOWN_STRICTER (DESIGN §5.1's rules that its CRD does not state). The
- * workload kinds have no such case: the webhooks alone deny none of their objects at all, whatever
- * the CRD says of it (DESIGN §5.2: the CRDs are the one statement of what they may hold).
+ * MCPWebhookConfig cases in KNOWN_STRICTER (the rules of docs/enforcement.md#mcpwebhookconfig,
+ * which its CRD does not state). The workload kinds have no such case: the webhooks alone deny none
+ * of their objects at all, whatever the CRD says of it (docs/cli.md#the-crds-schemas-and-cel-rules:
+ * the CRDs are the one statement of what they may hold).
  */
 
 import t from 'tap'
@@ -141,15 +142,15 @@ for (const release of RELEASES) {
 
     // The webhooks are never stricter than the CRD (issue 28, item 3): what the API server
     // admits with the release's CRDs alone, `check` admits with mcp-admission's own rules alone
-    // (no --crds), but for the known cases: DESIGN §5.1 keeps rules of its own for
-    // MCPWebhookConfig.
+    // (no --crds), but for the known cases: MCPWebhookConfig has rules of its own
+    // (docs/enforcement.md#mcpwebhookconfig).
     const webhooksOnly = await runCli(['check', '--namespace', NAMESPACE, file])
     t.not(webhooksOnly.code, 2, webhooksOnly.stderr)
     const byWebhooks = parseReport(webhooksOnly.stdout)
 
     // For the workload kinds there is no known case, nor anything stricter to know of: the
     // webhooks alone deny none of their objects, those the API server denies included, so they
-    // repeat no rule of a CRD (DESIGN §5.2).
+    // repeat no rule of a CRD (docs/cli.md#the-crds-schemas-and-cel-rules).
     const workloads = objects.filter((o) => (WORKLOAD_KINDS as readonly unknown[]).includes(o.kind))
     const workloadDenials: string[] = []
     for (const object of workloads) {
@@ -201,8 +202,8 @@ const ruleName = (rule: { kind: string; path: string; message: string }) =>
   `${rule.kind} ${rule.path}: ${rule.message}`
 
 /**
- * Objects the CRDs admit and mcp-admission's own rules deny, on purpose: DESIGN §5.1 keeps these
- * rules for MCPWebhookConfig (the CRD of either tested release states none of them), and
+ * Objects the CRDs admit and mcp-admission's own rules deny, on purpose: the rules of
+ * docs/enforcement.md#mcpwebhookconfig (the CRD of either tested release states none of them), and
  * VirtualMCPCompositeToolDefinition's CRD states none of upstream's workflow rules
  * (docs/enforcement.md, "Composite tool definitions"); only for those two kinds, as the type says.
  * `object` is `Kind label` (labels from crd-parity/objects.ts and variants.ts; `example` for a
@@ -215,7 +216,7 @@ interface KnownStricter {
   readonly releases?: readonly string[]
 }
 const KNOWN_STRICTER: readonly KnownStricter[] = [
-  // §5.1: a webhook's name is unique within the config, across validating and mutating.
+  // A webhook's name is unique within the config, across validating and mutating.
   {
     object: 'MCPWebhookConfig spec rules: filled',
     cause: 'spec.mutating[0].name: Duplicate value: "abc"',
@@ -224,17 +225,17 @@ const KNOWN_STRICTER: readonly KnownStricter[] = [
     object: 'MCPWebhookConfig edge: the same name in validating and mutating',
     cause: 'spec.mutating[0].name: Duplicate value: "policy"',
   },
-  // §5.1: ... and unique once sanitised (it becomes part of file and variable identifiers).
+  // ... and unique once sanitised (it becomes part of file and variable identifiers).
   {
     object: 'MCPWebhookConfig edge: names equal once sanitised',
     cause: 'spec.validating[1].name: Duplicate value: "a_b": collides with "a-b"',
   },
-  // §5.1: timeout 0 (the default) or between 1s and 30s; the CRD takes any duration.
+  // timeout 0 (the default) or between 1s and 30s; the CRD takes any duration.
   ...['500ms', '45s', '1m30s'].map((timeout): KnownStricter => ({
     object: `MCPWebhookConfig edge: timeout ${timeout}`,
     cause: `spec.validating[0].timeout: Invalid value: "${timeout}": must be between 1s and 30s`,
   })),
-  // §5.1: url absolute with scheme and host, http(s), no user-info or fragment, https unless
+  // url absolute with scheme and host, http(s), no user-info or fragment, https unless
   // insecureSkipVerify; the CRD's `format: uri` takes all of these.
   {
     object: 'MCPWebhookConfig edge: http url',
@@ -259,12 +260,12 @@ const KNOWN_STRICTER: readonly KnownStricter[] = [
     object: 'MCPWebhookConfig edge: url without host',
     cause: 'spec.validating[0].url: Invalid value: "https:///path": must be an absolute URL',
   },
-  // §5.1: client certificate and key refs both or neither.
+  // Client certificate and key refs both or neither.
   {
     object: 'MCPWebhookConfig edge: client cert without key',
     cause: 'spec.validating[0].tlsConfig.clientKeySecretRef: Required value',
   },
-  // §5.1, §5.2: a secret ref names a valid Secret (DNS subdomain) and key ([-._a-zA-Z0-9]+).
+  // A secret ref names a valid Secret (DNS subdomain) and key ([-._a-zA-Z0-9]+).
   {
     object: 'MCPWebhookConfig edge: secret ref name not a Secret name',
     cause:
@@ -319,9 +320,9 @@ function compare(api: DryRunAnswer, mine: CheckVerdict | undefined): string | un
     return `warnings differ: only the API server's ${JSON.stringify(missing)}, only check's ${JSON.stringify(extra)}`
   }
   const causes = (mine.crdDenied ? mine.causes : []).map((c) => unredacted(c, api.causes))
-  // check lists at most 20 violations or 4 KiB (DESIGN §5) and counts the rest (`and 7 more
-  // errors`), the API server lists every one: those listed must be among the API server's, and
-  // the count must make up the whole.
+  // check lists at most 20 violations or 4 KiB (docs/wire.md#behaviour-on-the-wire) and counts the
+  // rest (`and 7 more errors`), the API server lists every one: those listed must be among the API
+  // server's, and the count must make up the whole.
   const more = /^and (\d+) more errors?$/.exec(causes.at(-1) ?? '')
   const listed = more ? causes.slice(0, -1) : causes
   const agree = more

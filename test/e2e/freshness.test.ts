@@ -1,6 +1,7 @@
 /**
- * DESIGN §4.2 and §5.1 freshness through the real API server, with the service's watches held
- * back by a proxy so its cache lags deterministically (no polling around it):
+ * Freshness (docs/enforcement.md#read-live-not-from-the-cache and the delete guard's live reads,
+ * docs/enforcement.md#references-and-deletes) through the real API server, with the service's
+ * watches held back by a proxy so its cache lags deterministically (no polling around it):
  *  - an operator-style get-modify-update of a proxy Deployment that keeps the old checksum and
  *    generation, after the RunConfig ConfigMap and the MCPServer changed, gets the new values;
  *  - a DELETE of an MCPWebhookConfig issued right after a referencing MCPServer was created is

@@ -1,9 +1,10 @@
 /**
- * Proxy Deployment mutation through the real API server (DESIGN §4.2–§4.3): the checksum and
- * generation in the stored pod template over whatever a writer put there, every other key as
- * written (overrides are the operator's to apply), no churn on re-submission, fresh values right
- * after the owner changes, the stdio cap on create and on `kubectl scale`, and the operator's
- * pod volumes hash passed through untouched.
+ * Proxy Deployment mutation through the real API server
+ * (docs/enforcement.md#proxy-deployments-field-by-field): the checksum and generation in the stored
+ * pod template over whatever a writer put there, every other key as written (overrides are the
+ * operator's to apply), no churn on re-submission, fresh values right after the owner changes, the
+ * stdio cap on create and on `kubectl scale`, and the operator's pod volumes hash passed through
+ * untouched.
  */
 
 import t from 'tap'

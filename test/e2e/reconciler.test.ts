@@ -1,9 +1,9 @@
 /**
- * The status reconciler against the real API server with no operator running (DESIGN §6): its
- * conditions stamped on create and on change, each with its own observedGeneration and never a
- * top-level one, Valid=False with the validator's words and no configHash, another manager's
- * condition untouched, no write when nothing changed, and leader election between two replicas.
- * Beside the real operator: operator-v*.test.ts.
+ * The status reconciler against the real API server with no operator running
+ * (docs/enforcement.md#status): its conditions stamped on create and on change, each with its own
+ * observedGeneration and never a top-level one, Valid=False with the validator's words and no
+ * configHash, another manager's condition untouched, no write when nothing changed, and leader
+ * election between two replicas. Beside the real operator: operator-v*.test.ts.
  */
 
 import t from 'tap'

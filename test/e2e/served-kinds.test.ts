@@ -26,7 +26,10 @@ import {
 
 const RELEASE = 'v0.63.0'
 const FIXTURES = new URL('./fixtures/crds/', import.meta.url)
-/** What the newest release's CRDs admit and the webhook denies (DESIGN §5.1), at any version. */
+/**
+ * What the newest release's CRDs admit and the webhook denies
+ * (docs/enforcement.md#mcpwebhookconfig), at any version.
+ */
 const INVALID_SPEC = {
   validating: [{ name: 'a-b', url: 'http://a.example.com' }],
   mutating: [{ name: 'A_B', url: 'https://b.example.com' }],

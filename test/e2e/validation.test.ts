@@ -1,8 +1,8 @@
 /**
- * Validation of the ToolHive kinds through the real API server (DESIGN §5): invalid webhook
- * configs are rejected with every message shown by kubectl, a referenced config cannot be
- * deleted, and workload warnings reach the user (a workload is never denied: its CRD says what it
- * may hold).
+ * Validation of the ToolHive kinds through the real API server (docs/enforcement.md#validation):
+ * invalid webhook configs are rejected with every message shown by kubectl, a referenced config
+ * cannot be deleted, and workload warnings reach the user (a workload is never denied: its CRD says
+ * what it may hold).
  */
 
 import t from 'tap'

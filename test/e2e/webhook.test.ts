@@ -39,7 +39,8 @@ async function storedConfigMap(namespace: string, name: string) {
 }
 
 t.test(
-  'a RunConfig ConfigMap created with kubectl is stored with the DESIGN §4.1 checksum',
+  // The checksum of docs/enforcement.md#the-runconfig-checksum.
+  'a RunConfig ConfigMap created with kubectl is stored with its content checksum',
   async (t) => {
     const ns = await env.namespace()
     const object = runConfigMap(ns, 'demo-runconfig', {
@@ -48,7 +49,7 @@ t.test(
     await mustKubectl(kubectl, ['apply', '-f', '-'], JSON.stringify(object))
     const stored = await storedConfigMap(ns, 'demo-runconfig')
     const annotations = stored.metadata.annotations ?? {}
-    // The DESIGN test vector, whatever else kubectl added to the annotations.
+    // The checksum of its content, whatever else kubectl added to the annotations.
     t.equal(annotations[CHECKSUM], expectedChecksum(stored))
     t.match(annotations[CHECKSUM], /^[0-9a-f]{64}$/)
 
@@ -63,7 +64,8 @@ t.test(
   },
 )
 
-t.test('the DESIGN §4.1 test vector holds through the API server', async (t) => {
+// The test vector of docs/enforcement.md#the-runconfig-checksum.
+t.test('the test vector holds through the API server', async (t) => {
   const ns = await env.namespace()
   const object = runConfigMap(ns, 'demo-runconfig', { 'runconfig.json': '{\n  "name": "demo"\n}' })
   // `kubectl create` adds no last-applied annotation, so the hashed input is exactly the vector.

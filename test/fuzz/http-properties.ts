@@ -286,8 +286,9 @@ export function applyJsonPatch(document: unknown, patch: readonly PatchOperation
 }
 
 /**
- * DESIGN §4: admitting the webhook's own output again yields no patch. The patched object is
- * sent back in the same envelope, written so that JSON.parse gives the same values (-0, 1e400).
+ * docs/enforcement.md#never-a-fight-with-the-operator: admitting the webhook's own output again
+ * yields no patch. The patched object is sent back in the same envelope, written so that JSON.parse
+ * gives the same values (-0, 1e400).
  */
 async function checkConvergence(body: Body, reply: LightMyRequestResponse): Promise<void> {
   const patch = patchIn(reply)

@@ -266,7 +266,8 @@ const ownerReference = obj({
 })
 
 // Pod volumes: the core/v1 VolumeSource members, with fields from their vocabulary. The webhook
-// never reads them (DESIGN §4.3); they are here so proxy Deployments look like real ones.
+// never reads them (docs/enforcement.md#never-a-fight-with-the-operator); they are here so proxy
+// Deployments look like real ones.
 const KNOWN_VOLUME_SOURCES = [
   'hostPath',
   'emptyDir',

@@ -16,10 +16,13 @@ export const RUNCONFIG_LABELS = {
   'toolhive.stacklok.io/managed-by': 'toolhive-operator',
 }
 
-/** The DESIGN §4.1 test vector ConfigMap and its checksum. */
+/** The test vector of docs/enforcement.md#the-runconfig-checksum: its checksum. */
 export const VECTOR_CHECKSUM = '7220370996b543fcd3149832323a57477e6c9b8698fa3119831352da3487a989'
 
-/** The DESIGN §4.1 test vector ConfigMap; fields are loosely typed so tests can break them. */
+/**
+ * The test vector ConfigMap of docs/enforcement.md#the-runconfig-checksum; fields are loosely typed
+ * so tests can break them.
+ */
 export function runConfigMap(
   overrides: { data?: unknown; labels?: unknown; annotations?: unknown; binaryData?: unknown } = {},
 ): KubeObject {

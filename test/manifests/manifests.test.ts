@@ -25,7 +25,7 @@ type Any = Record<string, any>
 /**
  * What each validating rule of the table is sent, and by which webhook (the chart's two, whose
  * failure policies differ): an MCPWebhookConfig's DELETE too, refused while it is referenced
- * (DESIGN §5.1).
+ * (docs/enforcement.md#references-and-deletes).
  */
 /** The rules of the rule table that judge `entry`'s kind: the operations and webhook it is sent. */
 function sentFor(entry: ToolHiveKindEntry): { operations: string[]; webhooks: string[] } {

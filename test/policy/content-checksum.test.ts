@@ -21,7 +21,7 @@ function checksumOf(object: KubeObject): string {
   return result.checksum
 }
 
-t.test('DESIGN §4.1 test vector', async (t) => {
+t.test('the test vector of docs/enforcement.md#the-runconfig-checksum', async (t) => {
   t.equal(checksumOf(configMap()), VECTOR_CHECKSUM)
 })
 

@@ -101,7 +101,7 @@ t.test('references and keep-lists are well formed', async (t) => {
   }
 })
 
-t.test('status rules name the conditions of DESIGN §6', async (t) => {
+t.test('status rules name the conditions of docs/enforcement.md#status-conditions', async (t) => {
   const typesOf = (kind: string) =>
     desiredStatus({ apiVersion: `${TOOLHIVE_GROUP}/v1beta1`, kind, spec: {} })?.conditions.map(
       (condition) => condition.type,
@@ -139,7 +139,7 @@ t.test(
   },
 )
 
-t.test('RunConfig ConfigMap names (DESIGN §3)', async (t) => {
+t.test('RunConfig ConfigMap names (docs/enforcement.md#which-objects-it-recognises)', async (t) => {
   t.same(
     WORKLOAD_KINDS.map((kind) => runConfigMapName(proxyOwnerOf(proxyDeployment(kind, 'demo'))!)),
     ['demo-runconfig', 'demo-runconfig', 'demo-vmcp-config'],

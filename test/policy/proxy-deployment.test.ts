@@ -66,7 +66,10 @@ t.test('every other pod-template annotation is kept', async (t) => {
   )
 })
 
-/** Keys the operator computes itself (DESIGN §4.2–§4.3): the webhook never writes them. */
+/**
+ * Keys the operator computes itself (docs/enforcement.md#never-a-fight-with-the-operator): the
+ * webhook never writes them.
+ */
 const VOLUMES_HASH = 'toolhive.stacklok.io/podvolumes-hash'
 const CA_CHECKSUM = 'toolhive.stacklok.dev/authserver-ca-checksum'
 const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt'

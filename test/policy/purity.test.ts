@@ -1,5 +1,6 @@
-// DESIGN §2: policy/ is pure and its layers point only down; metrics/ stands alone. This reads the
-// sources, so a new import cannot slip past review; the layer table is the lint rule's own.
+// docs/architecture.md#architecture: policy/ is pure and its layers point only down; metrics/
+// stands alone. This reads the sources, so a new import cannot slip past review; the layer table is
+// the lint rule's own.
 import t from 'tap'
 import { readdir, readFile } from 'node:fs/promises'
 import { join, normalize } from 'node:path'

@@ -1,6 +1,7 @@
 /**
- * The stdio cap on `deployments/scale` (DESIGN §4.2), decided from the Scale and the facts the
- * webhook gathered: only a Scale above one replica of a stdio MCPServer's own proxy is changed.
+ * The stdio cap on `deployments/scale` (docs/enforcement.md#proxy-deployments-field-by-field),
+ * decided from the Scale and the facts the webhook gathered: only a Scale above one replica of a
+ * stdio MCPServer's own proxy is changed.
  */
 
 import t from 'tap'

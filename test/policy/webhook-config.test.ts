@@ -163,7 +163,8 @@ t.test('url', async (t) => {
   }
 })
 
-t.test('issue 17: a URL is what Go parses, then DESIGN §5.1 rules apply', async (t) => {
+// The rules: docs/enforcement.md#mcpwebhookconfig.
+t.test('issue 17: a URL is what Go parses, then the MCPWebhookConfig rules apply', async (t) => {
   const valid = 'must be a valid URL'
   const cases: { url: string; insecure?: boolean; violations: string[] }[] = [
     // Go rejects these: url.Parse's reason, with the value quoted as Go's %q.
@@ -201,7 +202,7 @@ t.test('issue 17: a URL is what Go parses, then DESIGN §5.1 rules apply', async
     { url: 'https://host/?%zz', violations: [] },
     { url: 'https://host:99999/', violations: [] },
     { url: 'https://[fe80::1%25en0]:8443/', violations: [] },
-    // Parsed, but not absolute with a host (DESIGN §5.1).
+    // Parsed, but not absolute with a host (docs/enforcement.md#mcpwebhookconfig).
     {
       url: ' https://x',
       violations: [

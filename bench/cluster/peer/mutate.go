@@ -1,11 +1,13 @@
 package main
 
-// The rules of DESIGN §4.1 and §4.2 as mcp-admission applies them (src/policy/proxy-deployment.ts,
-// generation-env.ts, proxy-owner.ts, content-checksum.ts), written the way a Go webhook would:
-// decode the request object, change it, and let controller-runtime diff the two into a JSON
-// Patch. The object is decoded into maps, not an apps/v1 Deployment: a typed round trip adds what
-// the request did not carry (`creationTimestamp: null`, `status: {}`), and the patch would then
-// not be the one mcp-admission returns, which the bench checks before it times anything.
+// The rules of docs/enforcement.md#the-runconfig-checksum and
+// docs/enforcement.md#proxy-deployments-field-by-field as mcp-admission applies them
+// (src/policy/proxy-deployment.ts, generation-env.ts, proxy-owner.ts, content-checksum.ts), written
+// the way a Go webhook would: decode the request object, change it, and let controller-runtime diff
+// the two into a JSON Patch. The object is decoded into maps, not an apps/v1 Deployment: a typed
+// round trip adds what the request did not carry (`creationTimestamp: null`, `status: {}`), and the
+// patch would then not be the one mcp-admission returns, which the bench checks before it times
+// anything.
 
 import (
 	"context"
@@ -46,7 +48,8 @@ const (
 	liveReadDeadline = 2 * time.Second
 )
 
-// runConfigSuffix is each workload kind's RunConfig ConfigMap name suffix (DESIGN §3).
+// runConfigSuffix is each workload kind's RunConfig ConfigMap name suffix
+// (docs/enforcement.md#which-objects-it-recognises).
 var runConfigSuffix = map[string]string{
 	"MCPServer":        "-runconfig",
 	"MCPRemoteProxy":   "-runconfig",
@@ -76,7 +79,8 @@ type owner struct {
 	kind, name, uid string
 }
 
-// proxyOwnerOf is the ToolHive workload that controls `object`, or nil (DESIGN §3).
+// proxyOwnerOf is the ToolHive workload that controls `object`, or nil
+// (docs/enforcement.md#which-objects-it-recognises).
 func proxyOwnerOf(object map[string]any) *owner {
 	if object["apiVersion"] != "apps/v1" || object["kind"] != "Deployment" {
 		return nil
@@ -150,7 +154,8 @@ func (m *mutator) deployment(ctx context.Context, request admission.Request) adm
 }
 
 // readLive reads the owner and its RunConfig ConfigMap from the API server, in parallel, within
-// the deadline (DESIGN §4.2); a missing object is nil, any other failure an error.
+// the deadline (docs/enforcement.md#read-live-not-from-the-cache); a missing object is nil, any
+// other failure an error.
 func (m *mutator) readLive(ctx context.Context, namespace string, reference *owner) (*unstructured.Unstructured, *corev1.ConfigMap, error) {
 	ctx, cancel := context.WithTimeout(ctx, liveReadDeadline)
 	defer cancel()
@@ -285,7 +290,8 @@ func setIn(root map[string]any, a, b, key, value string) {
 	}
 }
 
-// runConfigMap stamps the content checksum on a RunConfig ConfigMap (DESIGN §4.1).
+// runConfigMap stamps the content checksum on a RunConfig ConfigMap
+// (docs/enforcement.md#the-runconfig-checksum).
 func runConfigMap(request admission.Request) admission.Response {
 	configMap := &corev1.ConfigMap{}
 	if err := json.Unmarshal(request.Object.Raw, configMap); err != nil {

@@ -1,7 +1,7 @@
 /**
  * Which of its conditions the reconciler must leave alone, read from `metadata.managedFields`
- * (DESIGN §6): a write that another controller undoes is a fight whoever is right. Pure:
- * managedFields and conditions in, condition types out.
+ * (docs/enforcement.md#status): a write that another controller undoes is a fight whoever is right.
+ * Pure: managedFields and conditions in, condition types out.
  *
  * managedFields' `fieldsV1` is a trie of the fields a manager set: `f:<field>` for a struct field,
  * `k:<json>` for a list-map item named by its keys (conditions are keyed by `type`), `.` for the

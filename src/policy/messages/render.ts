@@ -2,8 +2,8 @@
  * Every string that leaves the process is rendered here: denial messages and their
  * `status.details.causes`, errors answered in-band, warnings, status condition messages, and
  * every field of a log line (cli/logger.ts hooks pino into renderLogFields). Here, and only here,
- * secrets are redacted (redact.ts) and text is bounded (DESIGN §5, as the API server bounds its
- * own messages, k8s.io/apimachinery/pkg/util/validation/field/errors.go):
+ * secrets are redacted (redact.ts) and text is bounded (docs/wire.md#behaviour-on-the-wire, as the
+ * API server bounds its own messages, k8s.io/apimachinery/pkg/util/validation/field/errors.go):
  *
  * * a quoted value shows its first 256 characters, then how many bytes were left out
  *   (`"https://aaaa…"…(5999744 more bytes)`): one denied 6 MB object once produced a 24.6 MB

@@ -282,13 +282,13 @@ export const HAND_VIOLATORS: Record<string, Record<string, unknown>[]> = {
 }
 
 /**
- * Objects at the edges of mcp-admission's own MCPWebhookConfig rules (DESIGN §5.1) that its CRD
- * may well admit, and, for the workloads, at the edges of the rules mcp-admission once repeated
- * or added (ranges, Secret refs, an empty `webhookConfigRef.name`): the parity test requires the
- * webhooks alone (`check` without CRDs) to admit whatever the CRD admits, except the
- * MCPWebhookConfig cases it lists as known, and every workload whatever the CRD says. A whole
- * spec for MCPWebhookConfig (its entries are built by `hook`), a fragment over the base for the
- * rest.
+ * Objects at the edges of mcp-admission's own MCPWebhookConfig rules
+ * (docs/enforcement.md#mcpwebhookconfig) that its CRD may well admit, and, for the workloads, at
+ * the edges of the rules mcp-admission once repeated or added (ranges, Secret refs, an empty
+ * `webhookConfigRef.name`): the parity test requires the webhooks alone (`check` without CRDs) to
+ * admit whatever the CRD admits, except the MCPWebhookConfig cases it lists as known, and every
+ * workload whatever the CRD says. A whole spec for MCPWebhookConfig (its entries are built by
+ * `hook`), a fragment over the base for the rest.
  */
 const hook = (fields: Record<string, unknown> = {}) => ({
   name: 'policy',

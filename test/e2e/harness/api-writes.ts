@@ -2,9 +2,9 @@
  * Writes counted where they happen: the API server's own `apiserver_request_total`, updates,
  * patches and server-side applies by resource and subresource. A watch cannot count them: a no-op UPDATE (a writer sends
  * an object, a webhook turns it back into what is stored) stores nothing and sends no watch event,
- * yet it is a request, the webhook's live reads and another reconcile, every time (DESIGN §4).
- * Pure helpers (`writesIn`, `difference`, `increases`, `interceptedResources`) are exported
- * beside the scrape.
+ * yet it is a request, the webhook's live reads and another reconcile, every time
+ * (docs/enforcement.md#never-a-fight-with-the-operator). Pure helpers (`writesIn`, `difference`,
+ * `increases`, `interceptedResources`) are exported beside the scrape.
  */
 
 import https from 'node:https'

@@ -1,10 +1,11 @@
 /**
- * The ToolHive operator's auth server CA checksum beside mcp-admission (DESIGN §4.2): from
- * v0.46 the operator stamps `toolhive.stacklok.dev/authserver-ca-checksum` on the pod template of
- * every proxy whose embedded auth server trusts a CA from a ConfigMap, and rewrites it when that
- * ConfigMap's selected bytes change, so the pods roll. The key is the operator's: a user override
- * naming it never wins (the operator's own value takes precedence), and the webhook passes the
- * operator's value through, whatever it is, on every write.
+ * The ToolHive operator's auth server CA checksum beside mcp-admission
+ * (docs/enforcement.md#never-a-fight-with-the-operator): from v0.46 the operator stamps
+ * `toolhive.stacklok.dev/authserver-ca-checksum` on the pod template of every proxy whose embedded
+ * auth server trusts a CA from a ConfigMap, and rewrites it when that ConfigMap's selected bytes
+ * change, so the pods roll. The key is the operator's: a user override naming it never wins (the
+ * operator's own value takes precedence), and the webhook passes the operator's value through,
+ * whatever it is, on every write.
  *
  * One CA ConfigMap in `namespace` feeds three workloads: an MCPServer and an MCPRemoteProxy that
  * use an embedded auth server (an MCPExternalAuthConfig) and override the key to `user-value`,

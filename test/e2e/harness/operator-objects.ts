@@ -1,6 +1,7 @@
 /**
  * What the operator suite reads and writes beside the operator: its proxy Deployments, the
- * DESIGN §4.2 invariants on one of them, and the small objects the suite applies.
+ * invariants of docs/enforcement.md#proxy-deployments-field-by-field on one of them, and the small
+ * objects the suite applies.
  */
 
 import type { Test } from 'tap'
@@ -36,7 +37,10 @@ export function controllerOwner(deployment: Any): Any | undefined {
   )
 }
 
-/** DESIGN §4.2 on one Deployment, against its owner and RunConfig ConfigMap as they are now. */
+/**
+ * docs/enforcement.md#proxy-deployments-field-by-field on one Deployment, against its owner and
+ * RunConfig ConfigMap as they are now.
+ */
 export async function checkInvariants(t: Test, kubectl: Kubectl, deployment: Any): Promise<void> {
   const { name, namespace } = deployment['metadata']
   const owner = controllerOwner(deployment)!

@@ -3,9 +3,10 @@
  * release's CRDs and examples, the shipped webhooks and reconciler, the operator running as its
  * own service account, then
  *  - no false denial of an example the CRDs accept;
- *  - the DESIGN §4.2 invariants on every proxy Deployment the operator writes, again after spec
- *    and override edits, a `kubectl scale` of a stdio proxy capped, a `kubectl rollout restart`
- *    passed through, and (from v0.46) the operator's auth server CA checksum kept and followed;
+ *  - the invariants (docs/enforcement.md#proxy-deployments-field-by-field) on every proxy
+ *    Deployment the operator writes, again after spec and override edits, a `kubectl scale` of a
+ *    stdio proxy capped, a `kubectl rollout restart` passed through, and (from v0.46) the
+ *    operator's auth server CA checksum kept and followed;
  *  - the safety net: a person's write that breaks the invariants is repaired;
  *  - a referenced MCPWebhookConfig bundle deleted with `kubectl delete -f` in file order where the
  *    operator's finalizer holds it, and refused where nothing does;

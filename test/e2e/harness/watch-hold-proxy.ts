@@ -1,9 +1,10 @@
 /**
  * A plain-HTTP reverse proxy on loopback in front of the test API server that can hold back the
  * events of every watch stream through it, while lists and reads pass: the deterministic way to
- * make a client's cache lag behind the API server (DESIGN §4.2 freshness tests); or stall every
- * request, as an API server that accepts connections but does not answer. The client's
- * bearer token passes through; the proxy speaks TLS to the API server with the plane's CA.
+ * make a client's cache lag behind the API server (freshness tests,
+ * docs/enforcement.md#read-live-not-from-the-cache); or stall every request, as an API server that
+ * accepts connections but does not answer. The client's bearer token passes through; the proxy
+ * speaks TLS to the API server with the plane's CA.
  */
 
 import http from 'node:http'

@@ -39,10 +39,11 @@ const here = dirname(fileURLToPath(import.meta.url))
 /**
  * The releases the suite runs beside: the newest the Go module proxy serves (v0.63.0 on
  * 2026-11-25, built with the replacements in RELEASE_BUILDS) and the oldest (v0.33.0), per
- * DESIGN §7. Both already write StdioReplicaCapped, SessionStorageWarning, Valid and configHash
- * themselves and hold referenced MCPWebhookConfigs with a finalizer; no servable release predates
- * that. The reconciler's other branch (stamping what no operator writes) is proven in namespaces
- * the operator does not watch. `E2E_TOOLHIVE_RELEASES` overrides the list (see the file header).
+ * docs/e2e.md#beside-the-toolhive-operator. Both already write StdioReplicaCapped,
+ * SessionStorageWarning, Valid and configHash themselves and hold referenced MCPWebhookConfigs with
+ * a finalizer; no servable release predates that. The reconciler's other branch (stamping what no
+ * operator writes) is proven in namespaces the operator does not watch. `E2E_TOOLHIVE_RELEASES`
+ * overrides the list (see the file header).
  */
 export const DEFAULT_OPERATOR_RELEASES: readonly string[] = ['v0.63.0', 'v0.33.0']
 export const OPERATOR_RELEASES: readonly string[] = releasesFrom(

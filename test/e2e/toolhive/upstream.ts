@@ -1,10 +1,10 @@
 /**
  * `npm run upstream`: one line saying which github.com/stacklok/toolhive release is the newest the
  * Go module proxy serves, against the releases the e2e suite runs beside (OPERATOR_RELEASES in
- * releases.ts), so a release newer than the suite tests is noticed (DESIGN §7: the newest served
- * release is supported). It asks the proxy of `GOPROXY` (its first entry, unless `direct` or
- * `off`) or https://proxy.golang.org for the module's version list, and for `@latest` only when
- * the list holds no release; each request gives up after 10 s.
+ * releases.ts), so a release newer than the suite tests is noticed (the newest served release is
+ * supported: docs/e2e.md#beside-the-toolhive-operator). It asks the proxy of `GOPROXY` (its first
+ * entry, unless `direct` or `off`) or https://proxy.golang.org for the module's version list, and
+ * for `@latest` only when the list holds no release; each request gives up after 10 s.
  *
  * Exit status: 0 once the proxy answered, whatever the answer; 1 when it could not be asked (the
  * line says why). With `--info`, as .ci/run calls it, always 0: the line is information, never a
