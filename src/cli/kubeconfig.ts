@@ -68,7 +68,7 @@ export async function loadKubeconfigCredentials(
   // 40 MiB resident, for its generated API models, that a pod's own credentials do not need.
   const { KubeConfig } = await import('@kubernetes/client-node')
   const { config, user } = await fromFiles(() => new KubeConfig(), credentials)
-  const named = `${credentials.setting} ${credentials.value}`
+  const named = settingNamed(credentials.setting, credentials.value, credentials.files)
   const userName = `user ${JSON.stringify(user?.name ?? '')}`
   let exec: ExecConfig | undefined
   try {
@@ -164,7 +164,7 @@ async function fromFiles(
       })
     }
   }
-  const named = `${setting} ${credentials.value}`
+  const named = settingNamed(setting, credentials.value, files)
   if (loaded.length === 0 && !found) {
     const reason = files.length === 1 ? 'no such file' : `none of its ${files.length} files exists`
     throw new StartupError(`${named}: ${reason}`)
@@ -185,6 +185,18 @@ async function fromFiles(
     merged.loadFromOptions(options)
   }
   return { config: merged, user: current ? users.get(current.name) : undefined }
+}
+
+/** A KUBECONFIG list longer than this is named by its ends, so the reason after it stays in sight. */
+const FILES_NAMED_WHOLE = 3
+
+/**
+ * The setting as an error names it: whole for a few files, else by how many files it lists and
+ * the first and last of them (a list of dozens of paths pushed the reason past any terminal's edge).
+ */
+function settingNamed(setting: string, value: string, files: readonly string[]): string {
+  if (files.length <= FILES_NAMED_WHOLE) return `${setting} ${value}`
+  return `${setting} (${files.length} files, ${files[0] ?? ''} … ${files.at(-1) ?? ''})`
 }
 
 /** A user's `tokenFile` as the file gives it (client-node reads only its own `token-file`). */

@@ -203,7 +203,7 @@ t.test('KUBECONFIG with several files: merged as kubectl merges them', async (t)
     t.equal(serverRead(outcome), server, `KUBECONFIG=${value}: reads ${server}`)
   }
 
-  const refusedWith: readonly (readonly [string, string])[] = [
+  const refusedWith: (readonly [string, string])[] = [
     [list('missing'), `KUBECONFIG ${list('missing')}: no such file`],
     [list('missing', 'gone'), `KUBECONFIG ${list('missing', 'gone')}: none of its 2 files exists`],
     [list('dir', 'a'), `KUBECONFIG ${path('dir')}: is a directory`],
@@ -215,6 +215,12 @@ t.test('KUBECONFIG with several files: merged as kubectl merges them', async (t)
       `KUBECONFIG ${list('no-context')}: not a valid kubeconfig: no current cluster`,
     ],
   ]
+  // A long list is named by its ends: the reason stays in sight at the start of the line.
+  const many = Array.from({ length: 40 }, (_, index) => `missing-${index}`)
+  refusedWith.push([
+    list(...many),
+    `KUBECONFIG (40 files, ${path('missing-0')} … ${path('missing-39')}): none of its 40 files exists`,
+  ])
   for (const [value, line] of refusedWith) {
     refused(t, await serve(['--cert-dir', join(dir, 'certs')], { KUBECONFIG: value }), line)
   }
