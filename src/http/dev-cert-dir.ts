@@ -218,7 +218,7 @@ async function writeCertificates(dir: string, plan: Plan): Promise<DevCertificat
   ]
   for (const [name, content, mode] of files) {
     const path = join(dir, name)
-    if (plan.replace.includes(name)) await rm(path)
+    if (plan.replace.includes(name)) await rm(path, { force: true })
     await writeFile(path, content, { flag: 'wx', ...(mode === undefined ? {} : { mode }) })
   }
   return { created: true, written: files.map(([name]) => name) }
