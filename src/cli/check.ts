@@ -44,9 +44,17 @@ interface CheckedObject {
   readonly checked: boolean
 }
 
-/** What is said when no CRD is given: the API server's own checks were not simulated. */
+/** Why `--strict` needs CRDs: the API server's own checks are not simulated without them. */
 export const CRDS_NOT_CHECKED =
   "the CRDs' schemas and CEL rules were not checked: give --crds DIR or --kubeconfig FILE to check them as the API server does"
+
+/**
+ * Said once on stderr by every `check` without CRDs. Information, not a warning: nothing is wrong
+ * with the input, only part of what the API server would apply was not simulated, and the exit
+ * code does not depend on it (docs/cli.md, "`review` and `check`").
+ */
+export const CRDS_NOT_CHECKED_INFO =
+  "info: spec fields were not checked against the CRDs' schemas and CEL rules (give --crds DIR or --kubeconfig FILE to check them as the API server does)"
 
 /** The kinds some webhook rule answers, by `group/kind`. */
 const ROUTED_KINDS: ReadonlySet<string> = new Set(
@@ -86,7 +94,7 @@ export async function checkCommand(
     )
   }
   // Said once the check is done (an unreadable input ends it with its own one line instead).
-  if (catalog === undefined) io.stderr.write(`mcp-admission: ${CRDS_NOT_CHECKED}\n`)
+  if (catalog === undefined) io.stderr.write(`${CRDS_NOT_CHECKED_INFO}\n`)
   const unchecked = options.strict === true && results.some((r) => !r.checked)
   return unchecked || results.some((r) => !r.verdict.admitted) ? EXIT.denied : EXIT.ok
 }

@@ -69,10 +69,13 @@ async function startFromConfig(config: ServeConfig, io: CliIo): Promise<RunningS
   const { view, cluster } = await createView(config, io, logger, metrics)
   if (config.generateDevCertificates) {
     // Loaded only here: the x509 generator is not needed in a cluster.
-    const { ensureDevCertificates } = await import('../http/dev-certs.ts')
-    const { created } = await ensureDevCertificates(config.server.certDir)
+    const { ensureDevCertificates } = await import('../http/dev-cert-dir.ts')
+    const { created, written } = await ensureDevCertificates(config.server.certDir)
     if (created)
-      logger.info({ certDir: config.server.certDir }, 'generated development certificates')
+      logger.info(
+        { certDir: config.server.certDir, files: written },
+        'generated development certificates',
+      )
   }
   const server = await startServer(config.server, {
     admission:

@@ -1,25 +1,26 @@
 /**
  * Development certificates for the embedded default and the tests: a throwaway CA and an ECDSA
  * P-256 serving certificate it signs for localhost and 127.0.0.1. Never used in a cluster, where
- * cert-manager provides the pair.
+ * cert-manager provides the pair. What `serve` writes into its certificate directory:
+ * dev-cert-dir.ts.
  */
 
 import { randomBytes, webcrypto } from 'node:crypto'
-import { mkdir, readdir, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 // @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata API.
 import 'reflect-metadata'
 import * as x509 from '@peculiar/x509'
 import { CERT_FILE, KEY_FILE } from './certificates.ts'
-import { errorCode, fileErrorReason } from '../files/file-errors.ts'
-import { StartupProblem } from './startup-problem.ts'
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0])
 
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const
 const DAY_MS = 24 * 60 * 60 * 1000
 
-const CA_FILE = 'ca.crt'
+export const CA_FILE = 'ca.crt'
+/** The development CA's subject, by which its certificates are told from anyone else's. */
+export const DEV_CA_SUBJECT = 'CN=mcp-admission development CA'
 
 interface DevCertificates {
   /** PEM of the CA certificate clients should trust. */
@@ -52,7 +53,7 @@ export async function createDevCa(validDays = 365): Promise<DevCa> {
   const notBefore = new Date(Date.now() - 60_000)
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serialNumber(),
-    name: 'CN=mcp-admission development CA',
+    name: DEV_CA_SUBJECT,
     notBefore,
     notAfter: new Date(notBefore.getTime() + validDays * DAY_MS),
     keys,
@@ -115,66 +116,6 @@ export async function writeDevCertificates(
   await writeFile(join(dir, CA_FILE), certificates.ca)
   await writeFile(join(dir, KEY_FILE), certificates.key, { mode: 0o600 })
   await writeFile(join(dir, CERT_FILE), certificates.cert)
-}
-
-/**
- * Files that do not make a directory "someone else's": the repository's own `certs/README.md`
- * (a fresh clone holds it) and hidden files such as `.gitkeep`.
- */
-function isPlaceholder(name: string): boolean {
-  return name === 'README.md' || name.startsWith('.')
-}
-
-/**
- * Generates development certificates in `dir` unless a serving pair is already there. They are
- * written only into a directory that is missing (then created alone, mode 0700: a mistyped path
- * must not grow a tree) or empty but for placeholders (a README, hidden files), so no file of the
- * user's is ever overwritten. A directory with part of a pair, or other files, is a
- * StartupProblem (setting `certDir`) saying what it holds.
- */
-export async function ensureDevCertificates(dir: string): Promise<{ created: boolean }> {
-  const entries = await readdir(dir).catch((error: unknown) => {
-    if (errorCode(error) === 'ENOENT') return undefined
-    throw new StartupProblem('certDir', dir, fileErrorReason(error), { cause: error })
-  })
-  if (entries === undefined) {
-    await mkdir(dir, { mode: 0o700 }).catch((error: unknown) => {
-      const reason =
-        errorCode(error) === 'ENOENT'
-          ? `no such directory ${dirname(dir)} (only the last directory of the path is created)`
-          : fileErrorReason(error)
-      throw new StartupProblem('certDir', dir, reason, { cause: error })
-    })
-  } else {
-    const pair = [CERT_FILE, KEY_FILE]
-    const missing = pair.filter((file) => !entries.includes(file))
-    // A complete pair is used as it is, with or without the ca.crt that curl would want.
-    if (missing.length === 0) return { created: false }
-    const present = [CA_FILE, ...pair].filter((file) => entries.includes(file))
-    if (present.length > 0) {
-      throw new StartupProblem(
-        'certDir',
-        dir,
-        `has ${present.join(' and ')} but no ${missing.join(' or ')}`,
-      )
-    }
-    if (entries.some((entry) => !isPlaceholder(entry))) {
-      throw new StartupProblem(
-        'certDir',
-        dir,
-        `holds other files but no ${pair.join(' or ')} (development certificates are generated only into a new directory, or one holding nothing but a README.md or hidden files)`,
-      )
-    }
-  }
-  await writeNewDevCertificates(dir, await createDevCertificates())
-  return { created: true }
-}
-
-/** As writeDevCertificates, but fails rather than replace a file that appeared meanwhile. */
-async function writeNewDevCertificates(dir: string, certificates: DevCertificates): Promise<void> {
-  await writeFile(join(dir, CA_FILE), certificates.ca, { flag: 'wx' })
-  await writeFile(join(dir, KEY_FILE), certificates.key, { flag: 'wx', mode: 0o600 })
-  await writeFile(join(dir, CERT_FILE), certificates.cert, { flag: 'wx' })
 }
 
 function serialNumber(): string {

@@ -239,11 +239,17 @@ t.test('an object that names no API version is never reported as checked: exit 2
 t.test('without CRDs, check says what it did not check; --strict needs them', async (t) => {
   const dir = t.testdir({ 'cm.yaml': CONFIGMAP_YAML })
   const plain = await runCli(['check', join(dir, 'cm.yaml')])
-  t.equal(plain.code, 0)
+  t.equal(plain.code, 0, 'information, not a finding')
+  // One line, shaped as information: not the `mcp-admission: …` of an error, nor a warning.
   t.equal(
     plain.stderr,
-    "mcp-admission: the CRDs' schemas and CEL rules were not checked: give --crds DIR or --kubeconfig FILE to check them as the API server does\n",
+    "info: spec fields were not checked against the CRDs' schemas and CEL rules (give --crds DIR or --kubeconfig FILE to check them as the API server does)\n",
   )
+  t.notMatch(plain.stdout, /warning|not checked against/, 'no warning in the report')
+  // With the report on stderr too, still said once, after it.
+  const yaml = await runCli(['check', '-o', 'yaml', join(dir, 'cm.yaml'), join(dir, 'cm.yaml')])
+  t.equal(yaml.stderr.match(/^info: /gm)?.length, 1, 'once, however many objects')
+  t.match(yaml.stderr, /denied\ninfo: spec fields were not checked[^\n]*\n$/)
   const strict = await runCli(['check', '--strict', join(dir, 'cm.yaml')])
   t.equal(strict.code, 2)
   t.equal(strict.stdout, '')

@@ -114,6 +114,21 @@ for (const line of lines) {
   })
 }
 
+/** The README's output block after the first `check`: the command it shows, and what it prints. */
+function shownOutput(): { command: string; printed: string } {
+  const shown = /`(npm run -s cli -- check [^`]*)` prints[^`]*```text\n([\s\S]*?)```/.exec(README)
+  return { command: shown?.[1] ?? '', printed: shown?.[2] ?? '' }
+}
+
+t.test('the output the README shows is what check prints', async (t) => {
+  const { command, printed } = shownOutput()
+  t.ok(lines.includes(command), `the Try it block runs it: ${command}`)
+  const result = await runCli(parse(command).args)
+  t.equal(result.code, 0)
+  // stdout then stderr, as a terminal shows them: the report, then the line of information.
+  t.equal(`${result.stdout}${result.stderr}`, printed)
+})
+
 const denied = lines.find((line) => parse(line).expected === 1)
 t.ok(denied, 'the README shows a denial')
 t.test(`as the process: ${denied ?? ''}`, async (t) => {

@@ -136,7 +136,7 @@ t.test('--cert-dir: no tree is created, no file of the user replaced', async (t)
   refused(
     t,
     await serve(['--cert-dir', half]),
-    `--cert-dir ${half}: has ca.crt and tls.crt but no tls.key`,
+    `--cert-dir ${half}: has tls.crt but no tls.key, and not from the development CA: remove ${join(half, 'tls.crt')} for new development certificates (or add its tls.key)`,
   )
   t.equal(await readFile(join(half, 'ca.crt'), 'utf8'), 'my ca', 'ca.crt kept')
   t.equal(await readFile(join(half, 'tls.crt'), 'utf8'), 'my certificate', 'tls.crt kept')
