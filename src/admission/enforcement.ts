@@ -147,9 +147,11 @@ function allowedWithViolations(
 ): AdmissionResponse {
   if (!warn) return allowed(uid, verdict.warnings)
   // Each violation as its own warning, listed and bounded as a denial's message lists them; the
-  // rule's own warnings after them.
+  // rule's own warnings after them, in what is left of the 4096 characters the API server passes
+  // on in all (docs/wire.md).
   const { items } = renderViolations(verdict.violations)
-  return { uid, allowed: true, warnings: [...items, ...renderWarnings(verdict.warnings)] }
+  const used = items.reduce((chars, item) => chars + item.length, 0)
+  return { uid, allowed: true, warnings: [...items, ...renderWarnings(verdict.warnings, used)] }
 }
 
 function withAudit(response: AdmissionResponse, key: string, value: unknown): AdmissionResponse {
