@@ -5,7 +5,7 @@
  */
 
 import { randomBytes, webcrypto } from 'node:crypto'
-import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readlink, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 // @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata API.
 import 'reflect-metadata'
@@ -138,6 +138,8 @@ export async function ensureDevCertificates(dir: string): Promise<{ created: boo
     throw new StartupProblem('certDir', dir, fileErrorReason(error), { cause: error })
   })
   if (entries === undefined) {
+    const target = await danglingTarget(dir)
+    if (target !== undefined) throw new StartupProblem('certDir', dir, dangling(target))
     await mkdir(dir, { mode: 0o700 }).catch((error: unknown) => {
       const reason =
         errorCode(error) === 'ENOENT'
@@ -146,6 +148,11 @@ export async function ensureDevCertificates(dir: string): Promise<{ created: boo
       throw new StartupProblem('certDir', dir, reason, { cause: error })
     })
   } else {
+    for (const file of [CA_FILE, CERT_FILE, KEY_FILE].filter((name) => entries.includes(name))) {
+      const target = await danglingTarget(join(dir, file))
+      if (target !== undefined)
+        throw new StartupProblem('certDir', dir, `${file} ${dangling(target)}`)
+    }
     const pair = [CERT_FILE, KEY_FILE]
     const missing = pair.filter((file) => !entries.includes(file))
     // A complete pair is used as it is, with or without the ca.crt that curl would want.
@@ -168,6 +175,28 @@ export async function ensureDevCertificates(dir: string): Promise<{ created: boo
   }
   await writeNewDevCertificates(dir, await createDevCertificates())
   return { created: true }
+}
+
+/**
+ * Where `path` points when it is a symbolic link to nothing: readdir lists such a link, but it
+ * can be neither read nor written over (`wx` fails on it, as "file already exists"), so it is
+ * named for what it is rather than taken for a missing or a present file.
+ */
+async function danglingTarget(path: string): Promise<string | undefined> {
+  const isLink = await lstat(path).then(
+    (stats) => stats.isSymbolicLink(),
+    () => false,
+  )
+  if (!isLink) return undefined
+  const resolves = await stat(path).then(
+    () => true,
+    (error: unknown) => errorCode(error) !== 'ENOENT',
+  )
+  return resolves ? undefined : readlink(path)
+}
+
+function dangling(target: string): string {
+  return `is a dangling symbolic link (to ${target}): remove it or restore its target`
 }
 
 /** As writeDevCertificates, but fails rather than replace a file that appeared meanwhile. */
