@@ -135,6 +135,20 @@ function respondToError(
   enforcement: Enforcement,
 ): AdmissionResponse {
   if (enforces(webhook, rule, enforcement)) return errored(uid, code, message)
+  return notChecked(uid, rule, message, webhook, enforcement)
+}
+
+/**
+ * A request admitted unjudged where the answer does not enforce: a `not checked` warning where
+ * the rule warns, and an audit record (docs/rollout.md, "Failure policy follows enforcement").
+ */
+export function notChecked(
+  uid: string,
+  rule: RuleName | undefined,
+  message: string,
+  webhook: WebhookName,
+  enforcement: Enforcement,
+): AdmissionResponse {
   const warn = webhook === 'validate' && validationActionsFor(rule, enforcement).includes('Warn')
   const response = allowed(uid, warn ? [`not checked: ${message}`] : [])
   return withAudit(response, AUDIT_KEYS.admissionError, renderText(message))
