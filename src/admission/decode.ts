@@ -8,6 +8,7 @@ import { Ajv } from 'ajv'
 import type { ErrorObject } from 'ajv'
 import { ADMISSION_API_VERSIONS, OPERATIONS } from './review.ts'
 import type { AdmissionApiVersion, AdmissionReviewRequest } from './review.ts'
+import type { RoutedFields } from './router.ts'
 
 const groupVersionKind = {
   type: 'object',
@@ -61,6 +62,29 @@ const envelopeSchema = {
   },
 }
 
+/**
+ * What routing reads (router.ts): when a malformed request still has these, the rule it would
+ * have gone to is known, and so whether its answer enforces (webhook.ts).
+ */
+const routableSchema = {
+  type: 'object',
+  required: ['kind', 'resource', 'operation'],
+  properties: {
+    kind: {
+      type: 'object',
+      required: ['group', 'kind'],
+      properties: { group: { type: 'string' }, kind: { type: 'string' } },
+    },
+    resource: {
+      type: 'object',
+      required: ['resource'],
+      properties: { resource: { type: 'string' } },
+    },
+    subResource: { type: 'string' },
+    operation: { enum: OPERATIONS },
+  },
+}
+
 const ajv = new Ajv({
   allErrors: true,
   coerceTypes: false,
@@ -69,11 +93,21 @@ const ajv = new Ajv({
   strict: true,
 })
 const validateEnvelope = ajv.compile<AdmissionReviewRequest>(envelopeSchema)
+const validateRoutable = ajv.compile<RoutedFields>(routableSchema)
 
 type DecodeResult =
   | { ok: true; review: AdmissionReviewRequest }
-  /** `uid`/`apiVersion` are set when they could be read, so the caller can still answer in-band. */
-  | { ok: false; message: string; uid?: string; apiVersion?: AdmissionApiVersion }
+  /**
+   * `uid`/`apiVersion` are set when they could be read, so the caller can still answer in-band;
+   * `routable`, when what routing reads could be.
+   */
+  | {
+      ok: false
+      message: string
+      uid?: string
+      apiVersion?: AdmissionApiVersion
+      routable?: RoutedFields
+    }
 
 /** Checks that `body` is an AdmissionReview request envelope. */
 export function decodeReview(body: unknown): DecodeResult {
@@ -100,7 +134,11 @@ function describe(error: ErrorObject): string {
   return `${path === '' ? '(root)' : path}: ${detail}`
 }
 
-function readableIdentity(body: unknown): { uid?: string; apiVersion?: AdmissionApiVersion } {
+function readableIdentity(body: unknown): {
+  uid?: string
+  apiVersion?: AdmissionApiVersion
+  routable?: RoutedFields
+} {
   if (typeof body !== 'object' || body === null) return {}
   const { apiVersion, request } = body as { apiVersion?: unknown; request?: unknown }
   const uid =
@@ -111,5 +149,6 @@ function readableIdentity(body: unknown): { uid?: string; apiVersion?: Admission
   return {
     ...(typeof uid === 'string' && uid !== '' ? { uid } : {}),
     ...(version ? { apiVersion: version } : {}),
+    ...(validateRoutable(request) ? { routable: request } : {}),
   }
 }

@@ -135,6 +135,20 @@ function respondToError(
   enforcement: Enforcement,
 ): AdmissionResponse {
   if (enforces(webhook, rule, enforcement)) return errored(uid, code, message)
+  return notChecked(uid, rule, message, webhook, enforcement)
+}
+
+/**
+ * A request admitted unjudged where the answer does not enforce: a `not checked` warning where
+ * the rule warns, and an audit record (docs/rollout.md, "Failure policy follows enforcement").
+ */
+export function notChecked(
+  uid: string,
+  rule: RuleName | undefined,
+  message: string,
+  webhook: WebhookName,
+  enforcement: Enforcement,
+): AdmissionResponse {
   const warn = webhook === 'validate' && validationActionsFor(rule, enforcement).includes('Warn')
   const response = allowed(uid, warn ? [`not checked: ${message}`] : [])
   return withAudit(response, AUDIT_KEYS.admissionError, renderText(message))
@@ -147,9 +161,11 @@ function allowedWithViolations(
 ): AdmissionResponse {
   if (!warn) return allowed(uid, verdict.warnings)
   // Each violation as its own warning, listed and bounded as a denial's message lists them; the
-  // rule's own warnings after them.
+  // rule's own warnings after them, in what is left of the 4096 characters the API server passes
+  // on in all (docs/wire.md).
   const { items } = renderViolations(verdict.violations)
-  return { uid, allowed: true, warnings: [...items, ...renderWarnings(verdict.warnings)] }
+  const used = items.reduce((chars, item) => chars + item.length, 0)
+  return { uid, allowed: true, warnings: [...items, ...renderWarnings(verdict.warnings, used)] }
 }
 
 function withAudit(response: AdmissionResponse, key: string, value: unknown): AdmissionResponse {

@@ -22,6 +22,14 @@ export interface Route {
   readonly handler: Handler
 }
 
+/** What routing reads of a request (a malformed envelope may still have these readable). */
+export interface RoutedFields {
+  readonly kind: Pick<AdmissionRequest['kind'], 'group' | 'kind'>
+  readonly subResource?: string | undefined
+  readonly operation: Operation
+  readonly resource: Pick<AdmissionRequest['resource'], 'resource'>
+}
+
 export class Router {
   readonly #routes = new Map<string, Route[]>()
 
@@ -33,7 +41,7 @@ export class Router {
   }
 
   /** The route for a request, or undefined when nothing applies (the request is allowed as is). */
-  find(webhook: WebhookName, request: AdmissionRequest): Route | undefined {
+  find(webhook: WebhookName, request: RoutedFields): Route | undefined {
     const { group, kind } = request.kind
     const candidates = this.#routes.get(routeKey(webhook, group, kind, request.subResource ?? ''))
     return candidates?.find(

@@ -9,10 +9,12 @@ import { renderText } from '../policy/messages/render.ts'
 import { decodeReview } from './decode.ts'
 import { createDecide } from './decide.ts'
 import type { Decision } from './decide.ts'
-import { ENFORCING, respond, validationActionsFor } from './enforcement.ts'
+import { ENFORCING, enforces, notChecked, respond, validationActionsFor } from './enforcement.ts'
 import type { Enforcement } from './enforcement.ts'
 import { errored, toReview } from './response.ts'
+import { Router } from './router.ts'
 import type { Route } from './router.ts'
+import { productRoutes } from './routes.ts'
 import type { AdmissionRequest, AdmissionReviewResponse, WebhookName } from './review.ts'
 
 export type ReviewOutcome =
@@ -48,9 +50,11 @@ export function createAdmission({
   operatorServiceAccount,
   enforcement = ENFORCING,
 }: AdmissionOptions): Admission {
+  const allRoutes = routes ?? productRoutes()
+  const router = new Router(allRoutes)
   const decide = createDecide({
     view,
-    ...(routes ? { routes } : {}),
+    routes: allRoutes,
     operatorServiceAccount,
     // A rule that denies under these settings reads what it judges live, one that does not may
     // read the cache (handler.ts).
@@ -63,12 +67,23 @@ export function createAdmission({
       if (!decoded.ok) {
         // With a readable uid the API server can still be told in-band what was wrong. The
         // message is answered and logged, so it is bounded like a denial's (errored does too).
+        // Without one there is no response to form: the transport answers 400, and the API
+        // server applies the webhook's failurePolicy (Ignore where it does not enforce).
         if (decoded.uid === undefined) return { ok: false, message: renderText(decoded.message) }
         const apiVersion = decoded.apiVersion ?? 'admission.k8s.io/v1'
-        return {
-          ok: true,
-          review: toReview(apiVersion, errored(decoded.uid, 400, decoded.message)),
-        }
+        // Refused in-band only where the answer enforces; elsewhere admitted `not checked`, as
+        // any request the rules could not judge (docs/rollout.md).
+        const rule = decoded.routable && router.find(webhook, decoded.routable)?.rule
+        const enforcing =
+          rule === undefined
+            ? allRoutes.some(
+                (route) => route.webhook === webhook && enforces(webhook, route.rule, enforcement),
+              )
+            : enforces(webhook, rule, enforcement)
+        const response = enforcing
+          ? errored(decoded.uid, 400, decoded.message)
+          : notChecked(decoded.uid, rule, decoded.message, webhook, enforcement)
+        return { ok: true, review: toReview(apiVersion, response) }
       }
       const { apiVersion, request } = decoded.review
       const decision = await decide(webhook, request)

@@ -33,7 +33,7 @@ const REQUEST_TIMEOUT_MS = 30_000
 /** The ToolHive CRDs the cluster of `kubeconfig` serves, each with where it was read. */
 export async function readClusterCrds(
   kubeconfig: string,
-  io: Pick<CliIo, 'env' | 'execTimeoutMs'>,
+  io: Pick<CliIo, 'env' | 'execTimeoutMs' | 'proxyStepTimeoutMs'>,
 ): Promise<SourcedObject[]> {
   let credentials
   try {
@@ -46,7 +46,10 @@ export async function readClusterCrds(
     throw error
   }
   const { server } = credentials
-  const api = new KubeApi(credentials, { requestTimeoutMs: REQUEST_TIMEOUT_MS })
+  const api = new KubeApi(credentials, {
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    proxyStepTimeoutMs: io.proxyStepTimeoutMs,
+  })
   let crds: KubeObject[]
   try {
     crds = await listToolHiveCrds(api)

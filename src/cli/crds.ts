@@ -25,7 +25,7 @@ export interface CrdSource {
 /** The catalog of the CRDs the options name, or undefined when they name none. */
 export async function loadCrdCatalog(
   source: CrdSource,
-  io: Pick<CliIo, 'env' | 'execTimeoutMs'>,
+  io: Pick<CliIo, 'env' | 'execTimeoutMs' | 'proxyStepTimeoutMs'>,
 ): Promise<CrdCatalog | undefined> {
   const paths = source.crds ?? []
   if (paths.length > 0 && source.kubeconfig !== undefined) {

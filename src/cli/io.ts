@@ -13,6 +13,8 @@ export interface CliIo {
   readonly serviceAccountDir?: string
   /** How long a kubeconfig's exec plugin may run; EXEC_TIMEOUT_MS unless a test says otherwise. */
   readonly execTimeoutMs?: number
+  /** Each step of opening a kubeconfig proxy's tunnel; kubectl's 10 s unless a test says otherwise. */
+  readonly proxyStepTimeoutMs?: number
 }
 
 /** Process exit codes of every command. */

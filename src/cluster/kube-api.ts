@@ -59,6 +59,8 @@ interface KubeApiOptions {
   readonly maxBodyBytes?: number
   /** The most a watch event may hold; WATCH_LINE_MAX_BYTES unless a test says otherwise. */
   readonly maxLineBytes?: number
+  /** Each step of opening a proxy tunnel (proxy-tunnel.ts): kubectl's 10 s unless a test says otherwise. */
+  readonly proxyStepTimeoutMs?: number | undefined
 }
 
 /** A response, with what was sent for it (to take the credentials out of an error body). */
@@ -74,6 +76,7 @@ export class KubeApi {
   readonly #requestTimeoutMs: number
   readonly #maxBodyBytes: number
   readonly #maxLineBytes: number
+  readonly #proxyStepTimeoutMs: number | undefined
   #agent: http.Agent | undefined
 
   constructor(credentials: ClusterCredentials, options: KubeApiOptions = {}) {
@@ -81,6 +84,7 @@ export class KubeApi {
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 5_000
     this.#maxBodyBytes = options.maxBodyBytes ?? BODY_MAX_BYTES
     this.#maxLineBytes = options.maxLineBytes ?? WATCH_LINE_MAX_BYTES
+    this.#proxyStepTimeoutMs = options.proxyStepTimeoutMs
   }
 
   /**
@@ -263,7 +267,12 @@ export class KubeApi {
     signal: AbortSignal | undefined,
     write: Write | undefined,
   ): Promise<http.IncomingMessage> {
-    this.#agent ??= newAgent(url.protocol, options, this.#credentials.proxy)
+    this.#agent ??= newAgent(
+      url.protocol,
+      options,
+      this.#credentials.proxy,
+      this.#proxyStepTimeoutMs,
+    )
     const transport = url.protocol === 'http:' ? http : https
     return new Promise((resolve, reject) => {
       const request = transport.request(url, {
@@ -335,7 +344,12 @@ function abortReason(signal: AbortSignal): string {
   return reason instanceof Error ? reason.message : 'aborted'
 }
 
-function newAgent(protocol: string, tls: https.RequestOptions, proxy: URL | undefined): http.Agent {
+function newAgent(
+  protocol: string,
+  tls: https.RequestOptions,
+  proxy: URL | undefined,
+  proxyStepTimeoutMs: number | undefined,
+): http.Agent {
   // Each review of a proxy Deployment makes two live reads, and the API server sends reviews
   // concurrently (a burst of operator writes: dozens); the watches hold a socket each for good.
   // A pool smaller than that queued reads behind one another, and keeping only 4 idle sockets
@@ -351,7 +365,10 @@ function newAgent(protocol: string, tls: https.RequestOptions, proxy: URL | unde
     ...(servername === undefined ? {} : { servername }),
     ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }),
   }
-  if (proxy !== undefined) return proxyAgent(protocol, proxy, cluster, { ca })
+  if (proxy !== undefined) {
+    const steps = proxyStepTimeoutMs === undefined ? {} : { stepTimeoutMs: proxyStepTimeoutMs }
+    return proxyAgent(protocol, proxy, cluster, { ca, ...steps })
+  }
   if (protocol === 'http:') return new http.Agent(common)
   return new https.Agent(cluster)
 }

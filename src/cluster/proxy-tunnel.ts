@@ -13,6 +13,15 @@
  * Unlike Go, a plain-http API server is reached through a CONNECT tunnel too, where Go sends such
  * requests to the proxy in absolute form: one way for both keeps this small, and a plain-http API
  * server behind a proxy is rare.
+ *
+ * Each step of opening a tunnel has kubectl's bound, so a proxy that stalls fails in seconds with
+ * one line naming it (docs/configuration.md, on `proxy-url`): client-go's transport sets Go's
+ * `TLSHandshakeTimeout` to 10 s (k8s.io/client-go/transport/cache.go), which net/http's
+ * transport.go applies to the TLS handshake with an https:// proxy and again to the API server's
+ * inside the tunnel (`persistConn.addTLS`). Go waits up to a minute for the answer to the CONNECT
+ * itself; here it gets the same 10 s, inside kubectl's bound, since an answer is one round trip
+ * once the proxy has reached the API server. Reaching the proxy at all is left to the request's
+ * own limit, as before.
  */
 
 import http from 'node:http'
@@ -22,8 +31,11 @@ import type { Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import tls from 'node:tls'
 
-/** A CONNECT that gets no answer fails after this long unless the request says otherwise. */
+/** A connection to the proxy fails after this long unless the request says otherwise. */
 const CONNECT_TIMEOUT_MS = 30_000
+
+/** kubectl's bound on a TLS handshake (Go's TLSHandshakeTimeout as client-go sets it). */
+export const PROXY_STEP_TIMEOUT_MS = 10_000
 
 export interface ProxyTls {
   /**
@@ -31,6 +43,12 @@ export interface ProxyTls {
    * only the cluster's, which would refuse a proxy with a publicly trusted certificate).
    */
   readonly ca?: https.AgentOptions['ca']
+  /**
+   * The most each step may take: the TLS handshake with an https:// proxy, its answer to the
+   * CONNECT, the API server's TLS handshake through the tunnel. PROXY_STEP_TIMEOUT_MS unless a
+   * test says otherwise.
+   */
+  readonly stepTimeoutMs?: number
 }
 
 /** A keep-alive agent whose every connection to the API server is tunnelled through `proxy`. */
@@ -42,7 +60,10 @@ export function proxyAgent(
 ): http.Agent {
   const open = (target: http.ClientRequestArgs) => tunnel(proxy, target, proxyTls)
   if (protocol === 'http:') return new HttpTunnelAgent(open, options)
-  return new HttpsTunnelAgent(open, options)
+  const stepMs = proxyTls.stepTimeoutMs ?? PROXY_STEP_TIMEOUT_MS
+  return new HttpsTunnelAgent(open, options, (socket, target) =>
+    secureThroughTunnel(proxy, socket, target, stepMs),
+  )
 }
 
 type Open = (target: http.ClientRequestArgs) => Promise<Socket>
@@ -63,20 +84,48 @@ class HttpTunnelAgent extends http.Agent {
   }
 }
 
+type Secure = (socket: Socket, options: tls.ConnectionOptions) => tls.TLSSocket
+
 class HttpsTunnelAgent extends https.Agent {
   readonly #open: Open
-  constructor(open: Open, options: https.AgentOptions) {
+  readonly #secure: Secure
+  constructor(open: Open, options: https.AgentOptions, secure: Secure) {
     super(options)
     this.#open = open
+    this.#secure = secure
   }
   override createConnection(options: https.RequestOptions, callback?: Created): undefined {
     this.#open(options).then(
       // The request's TLS options (CA, client certificate, server name) apply inside the tunnel.
-      (socket) => callback?.(null, tls.connect({ ...(options as tls.ConnectionOptions), socket })),
+      (socket) => callback?.(null, this.#secure(socket, options as tls.ConnectionOptions)),
       (error: unknown) => callback?.(error as Error, undefined as never),
     )
     return undefined
   }
+}
+
+/** TLS to the API server inside the tunnel, given up when its handshake does not end in time. */
+function secureThroughTunnel(
+  proxy: URL,
+  socket: Socket,
+  options: tls.ConnectionOptions,
+  stepMs: number,
+): tls.TLSSocket {
+  const secure = tls.connect({ ...options, socket })
+  const authority = `${options.host ?? options.servername ?? ''}:${String(options.port)}`
+  const timer = setTimeout(() => {
+    secure.destroy(
+      new Error(
+        `proxy ${proxyName(proxy)}: no TLS handshake with ${authority} through the tunnel within ${stepMs} ms`,
+      ),
+    )
+  }, stepMs)
+  const stop = () => {
+    clearTimeout(timer)
+  }
+  secure.once('secureConnect', stop)
+  secure.once('close', stop)
+  return secure
 }
 
 /** The proxy without any user and password, for messages. */
@@ -111,18 +160,36 @@ function tunnel(proxy: URL, target: http.ClientRequestArgs, proxyTls: ProxyTls):
       options.ca = [...tls.getCACertificates('default'), ...(Array.isArray(ca) ? ca : [ca])]
   }
   const transport = proxy.protocol === 'https:' ? https : http
+  const stepMs = Math.min(proxyTls.stepTimeoutMs ?? PROXY_STEP_TIMEOUT_MS, timeoutMs)
   return new Promise((resolve, reject) => {
     const request = transport.request(options)
-    request.setTimeout(timeoutMs, () => {
-      request.destroy(failure(`no answer to CONNECT ${authority} within ${timeoutMs} ms`))
+    // One deadline at a time, each step's own: a stalled step cannot borrow a later one's time.
+    let timer: NodeJS.Timeout | undefined
+    const within = (ms: number, reason: string) => {
+      clearTimeout(timer)
+      timer = setTimeout(() => request.destroy(failure(`${reason} within ${ms} ms`)), ms)
+    }
+    within(timeoutMs, 'no connection')
+    const awaitAnswer = () => {
+      within(stepMs, `no answer to CONNECT ${authority}`)
+    }
+    request.once('socket', (socket: Socket) => {
+      socket.once('connect', () => {
+        if (proxy.protocol !== 'https:') awaitAnswer()
+        else within(stepMs, 'no TLS handshake (is it a plain-http proxy?)')
+      })
+      socket.once('secureConnect', awaitAnswer)
+    })
+    request.once('close', () => {
+      clearTimeout(timer)
     })
     request.once('error', (error) => {
-      reject(error.message.startsWith('proxy ') ? error : failure(error.message))
+      clearTimeout(timer)
+      reject(error.message.startsWith('proxy ') ? error : failure(describe(error)))
     })
     // Any answer to a CONNECT comes here, whatever its status (Node treats it as an upgrade).
     request.once('connect', (response, socket, head) => {
-      request.setTimeout(0)
-      socket.setTimeout(0)
+      clearTimeout(timer)
       if (response.statusCode !== 200) {
         socket.destroy()
         const status = `${response.statusCode ?? 0} ${response.statusMessage ?? ''}`.trim()
@@ -139,4 +206,15 @@ function tunnel(proxy: URL, target: http.ClientRequestArgs, proxyTls: ProxyTls):
     })
     request.end()
   })
+}
+
+/**
+ * A TLS error from a proxy that answered in plain text says so, not in OpenSSL's words (which
+ * Node gives as `EPROTO` and a line of library internals).
+ */
+function describe(error: Error): string {
+  const plainText = /wrong version number|packet length too long/
+  if ((error as NodeJS.ErrnoException).code === 'EPROTO' && plainText.test(error.message))
+    return 'no TLS handshake: it answered in plain text (is it a plain-http proxy?)'
+  return error.message
 }

@@ -16,7 +16,7 @@
  */
 
 import { webcrypto } from 'node:crypto'
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 // @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata API.
 import 'reflect-metadata'
@@ -64,6 +64,8 @@ export async function ensureDevCertificates(dir: string): Promise<DevCertificate
     throw new StartupProblem('certDir', dir, fileErrorReason(error), { cause: error })
   })
   if (entries === undefined) {
+    const target = await danglingTarget(dir)
+    if (target !== undefined) throw new StartupProblem('certDir', dir, dangling(target))
     await mkdir(dir, { mode: 0o700 }).catch((error: unknown) => {
       const reason =
         errorCode(error) === 'ENOENT'
@@ -74,6 +76,11 @@ export async function ensureDevCertificates(dir: string): Promise<DevCertificate
     return writeCertificates(dir, { replace: [] })
   }
   const present = new Set(entries.filter((entry) => FILES.includes(entry)))
+  for (const file of present) {
+    const target = await danglingTarget(join(dir, file))
+    if (target !== undefined)
+      throw new StartupProblem('certDir', dir, `${file} ${dangling(target)}`)
+  }
   if (present.has(CERT_FILE) && present.has(KEY_FILE)) {
     // A complete pair is used as it is, with or without a ca.crt, except this program's own
     // without its CA: nothing can be made to trust it again (the CA's key was never kept), so
@@ -93,6 +100,28 @@ export async function ensureDevCertificates(dir: string): Promise<DevCertificate
     )
   }
   return writeCertificates(dir, await planFor(dir, present))
+}
+
+/**
+ * Where `path` points when it is a symbolic link to nothing: readdir lists such a link, but it
+ * can be neither read nor written over (`wx` fails on it, as "file already exists"), so it is
+ * named for what it is rather than taken for a missing or a present file.
+ */
+async function danglingTarget(path: string): Promise<string | undefined> {
+  const isLink = await lstat(path).then(
+    (stats) => stats.isSymbolicLink(),
+    () => false,
+  )
+  if (!isLink) return undefined
+  const resolves = await stat(path).then(
+    () => true,
+    (error: unknown) => errorCode(error) !== 'ENOENT',
+  )
+  return resolves ? undefined : readlink(path)
+}
+
+function dangling(target: string): string {
+  return `is a dangling symbolic link (to ${target}): remove it or restore its target`
 }
 
 interface Plan {

@@ -157,3 +157,54 @@ t.test('a proxy that never answers the CONNECT: the request bound ends it', asyn
     message: `GET /api/v1/x: proxy ${proxy}: no answer to CONNECT 127.0.0.1:1 within 200 ms`,
   })
 })
+
+t.test(
+  'an https:// proxy-url served in plain HTTP: exit 2 within the step bound, one line naming it',
+  async (t) => {
+    const fake = await startFakeKubeApi(t)
+    // One plain-HTTP proxy that answers a TLS hello with 400, one that waits for a line forever.
+    const answering = await startConnectProxy(t)
+    const waiting = createNetServer((socket) => socket.resume())
+    await new Promise<void>((resolve) => waiting.listen(0, '127.0.0.1', resolve))
+    const sockets = new Set<Socket>()
+    waiting.on('connection', (socket) => sockets.add(socket))
+    t.teardown(() => {
+      for (const socket of sockets) socket.destroy()
+      waiting.close()
+    })
+    const waitingUrl = `https://127.0.0.1:${(waiting.address() as { port: number }).port}`
+    const answeringUrl = answering.url.replace('http:', 'https:')
+    const withSecret = (url: string) => url.replace('//', '//user:hunter2@')
+    const dir = t.testdir({
+      answering: kubeconfigText(fake.server, {
+        cluster: { 'proxy-url': withSecret(answeringUrl) },
+      }),
+      waiting: kubeconfigText(fake.server, { cluster: { 'proxy-url': withSecret(waitingUrl) } }),
+    })
+    const cases = [
+      [
+        'answering',
+        `proxy ${answeringUrl}: no TLS handshake: it answered in plain text (is it a plain-http proxy?)`,
+      ],
+      [
+        'waiting',
+        `proxy ${waitingUrl}: no TLS handshake (is it a plain-http proxy?) within 300 ms`,
+      ],
+    ] as const
+    for (const [name, reason] of cases) {
+      const started = Date.now()
+      const result = await runCli(['check', '--kubeconfig', join(dir, name), dir], '', {
+        proxyStepTimeoutMs: 300,
+      })
+      t.ok(Date.now() - started < 5_000, `${name}: ended by the step's bound`)
+      t.equal(result.code, 2, name)
+      t.equal(
+        result.stderr,
+        `mcp-admission: --kubeconfig ${join(dir, name)}: cannot list the CustomResourceDefinitions of ${fake.server}: ${reason}\n`,
+        name,
+      )
+    }
+    t.same(fake.requests, [], 'the API server was never reached directly')
+    t.same(answering.connects, [], 'no CONNECT was sent in the clear')
+  },
+)

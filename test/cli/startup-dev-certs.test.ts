@@ -6,7 +6,7 @@
  */
 
 import { execFileSync } from 'node:child_process'
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
@@ -91,4 +91,41 @@ t.test('a missing parent is not created', async (t) => {
     setting: 'certDir',
     reason: 'not a directory',
   })
+})
+
+t.test('a dangling symbolic link is named as one, never "file already exists"', async (t) => {
+  const root = t.testdir()
+  const nowhere = join(root, 'nowhere')
+  // The directory itself: before, mkdir failed on the link with EEXIST.
+  const linkedDir = join(root, 'certs')
+  await symlink(nowhere, linkedDir)
+  await t.rejects(ensureDevCertificates(linkedDir), {
+    name: 'StartupProblem',
+    setting: 'certDir',
+    value: linkedDir,
+    reason: `is a dangling symbolic link (to ${nowhere}): remove it or restore its target`,
+  })
+  t.same((await readdir(root)).sort(), ['certs'], 'nothing created, the link kept')
+  // A file of the pair, or the CA: before, taken for a present file (or a missing one).
+  const cases: [Record<string, string>, string][] = [
+    [{}, 'tls.key'],
+    [{ 'tls.crt': 'mine' }, 'tls.key'],
+    [{ 'tls.key': 'mine' }, 'tls.crt'],
+    [{}, 'ca.crt'],
+  ]
+  for (const [files, link] of cases) {
+    const dir = t.testdir(files)
+    await symlink(nowhere, join(dir, link))
+    await t.rejects(
+      ensureDevCertificates(dir),
+      {
+        name: 'StartupProblem',
+        setting: 'certDir',
+        value: dir,
+        reason: `${link} is a dangling symbolic link (to ${nowhere}): remove it or restore its target`,
+      },
+      `${link} beside ${Object.keys(files).join(', ') || 'nothing'}`,
+    )
+    t.same((await readdir(dir)).sort(), [...Object.keys(files), link].sort(), 'nothing written')
+  }
 })

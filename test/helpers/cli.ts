@@ -14,7 +14,7 @@ export interface CliResult {
 export async function runCli(
   args: string[],
   stdin = '',
-  io: Partial<Pick<CliIo, 'env' | 'execTimeoutMs'>> = {},
+  io: Partial<Pick<CliIo, 'env' | 'execTimeoutMs' | 'proxyStepTimeoutMs'>> = {},
 ): Promise<CliResult> {
   const stdout = new PassThrough()
   const stderr = new PassThrough()

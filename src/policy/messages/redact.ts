@@ -15,6 +15,8 @@
  * * Values of `name=value` parameters whose name ends in a secret-like word (`token`,
  *   `access_token`, `client_secret`, `api-key`, `X-Amz-Signature`…), after `?`, `&`, `;` or at
  *   the start of a word.
+ * * Percent-encoded segments (between URL delimiters, `=` and word ends) that decode, at any
+ *   depth, to any of the above: whole (docs/wire.md).
  *
  * Two readings of the input: a *value* (one user string, as written) where only URL syntax ends a
  * part, and *text* (a message or log line that may quote values, Go `%q` or JSON style) where an
@@ -44,6 +46,12 @@ export function hasUserInfo(value: string): boolean {
 }
 
 function redact(text: string, reading: Reading): string {
+  const out = redactPlain(text, reading)
+  return PERCENT_ESCAPE.test(out) ? redactEncodedSegments(out, reading) : out
+}
+
+/** The passes on text as written, its percent-escapes taken as they stand. */
+function redactPlain(text: string, reading: Reading): string {
   let out = text
   if (out.includes('@')) out = redactBareUserInfo(redactUserInfo(out, reading), reading)
   if (out.includes('#')) out = redactFragments(out, reading)
@@ -296,6 +304,58 @@ function percentDecoded(text: string): string {
   return text.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) =>
     String.fromCharCode(Number.parseInt(hex, 16)),
   )
+}
+
+const PERCENT_ESCAPE = /%[0-9a-fA-F]{2}/
+
+/** Decodings tried before a segment still encoded is taken for a secret hidden on purpose. */
+const MAX_DECODINGS = 8
+
+/**
+ * Replaces each segment (between URL delimiters, `=` and the ends of words) that hides, once
+ * percent-decoded, what would be redacted: `?token%3Dabc` (an encoded `=`), a path segment
+ * holding a whole encoded URL (`/r/https%3A%2F%2Fu%3Ap%40h`), a parameter value encoded more
+ * times than hidesSecret decodes. A segment that is still encoded after MAX_DECODINGS goes too:
+ * nothing legitimate is encoded that often. The segment goes whole, the encoded name with it.
+ */
+function redactEncodedSegments(text: string, reading: Reading): string {
+  const out: string[] = []
+  let copied = 0
+  let start = 0
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && !isSegmentEnd(text, i, reading)) continue
+    const segment = text.slice(start, i)
+    if (PERCENT_ESCAPE.test(segment) && hidesSecretEncoded(segment)) {
+      out.push(text.slice(copied, start), REDACTED)
+      copied = i
+    }
+    start = i + 1
+  }
+  return copied === 0 ? text : out.join('') + text.slice(copied)
+}
+
+function isSegmentEnd(text: string, i: number, reading: Reading): boolean {
+  const c = text[i]
+  return (
+    c === '/' ||
+    c === '\\' ||
+    c === '?' ||
+    c === '&' ||
+    c === ';' ||
+    c === '#' ||
+    c === '=' ||
+    isWordEnd(text, i, reading)
+  )
+}
+
+/** Whether `segment`, decoded until nothing changes, would be redacted. */
+function hidesSecretEncoded(segment: string): boolean {
+  let decoded = segment
+  for (let decodings = 0; PERCENT_ESCAPE.test(decoded); decodings++) {
+    if (decodings === MAX_DECODINGS) return true
+    decoded = percentDecoded(decoded)
+  }
+  return redactPlain(decoded, 'value') !== decoded
 }
 
 /**

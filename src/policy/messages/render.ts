@@ -189,9 +189,11 @@ export function renderText(text: string, maxBytes: number = MESSAGE_LIMITS.messa
 
 /**
  * Warnings as the response carries them: each redacted, on one line and at most 120 characters;
- * duplicates dropped; then those that fit 4096 characters, and how many were left out.
+ * duplicates dropped; then those that fit 4096 characters, and how many were left out. `usedChars`
+ * are taken already by warnings listed before these (violations in Warn mode): the API server
+ * passes on 4096 in all, whoever wrote them.
  */
-export function renderWarnings(warnings: readonly string[]): string[] {
+export function renderWarnings(warnings: readonly string[], usedChars = 0): string[] {
   const short = [
     ...new Set(
       warnings.map((w) =>
@@ -200,7 +202,7 @@ export function renderWarnings(warnings: readonly string[]): string[] {
     ),
   ]
   const kept: string[] = []
-  let chars = 0
+  let chars = usedChars
   for (const warning of short) {
     // Reserve room for the closing `and 12345 more warnings`.
     if (chars + warning.length > MESSAGE_LIMITS.warningsChars - 30) {
