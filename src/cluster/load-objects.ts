@@ -4,21 +4,29 @@ import type { Readable } from 'node:stream'
 import { MAX_NESTING } from '../policy/kube/nesting.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import { ObjectFileError, inputFileError } from './load-errors.ts'
+import { ObjectFileError, fileSystemError } from './load-errors.ts'
 import type { JsonScan } from './load-json.ts'
 import { StreamError, kubectlDocuments, lineOf } from './load-stream.ts'
 import type { StreamDocument } from './load-stream.ts'
 import { objectFileText } from './load-text.ts'
 import { DocumentError, NESTING_MESSAGE, yamlDocumentValue } from './load-yaml.ts'
 import { errorMessage, jsonQuoted, printableLine } from '../policy/messages/render.ts'
-import { readBoundedFile, readBoundedStream } from '../files/bounded-read.ts'
+import { readBoundedFile, readBoundedInput, readBoundedStream } from '../files/bounded-read.ts'
 import { DIRECTORY_READS, OBJECT_FILE_MAX_BYTES, objectFilesOf } from './load-files.ts'
 
 export { ObjectFileError } from './load-errors.ts'
 
-/** Where `-` reads from, for the commands that take it (`check -`). */
+/** Where `-` reads from, for the commands that take it (`check -`), and how paths are read. */
 export interface ObjectSources {
   readonly stdin?: Readable
+  /**
+   * Read the paths as configuration (`--crds`): regular files only, each within the deadline of
+   * files/bounded-read.ts. Otherwise they are inputs: a path given may also be a pipe
+   * (`<(kustomize build)`) or a character device, read up to the size bound with no deadline.
+   */
+  readonly configuration?: boolean
+  /** Ends a read in progress (shutdown). */
+  readonly signal?: AbortSignal
 }
 
 /** Loads every object from the given files and directories (see `readObjects`). */
@@ -38,8 +46,11 @@ export async function loadObjects(
  * of every file. A file reached twice (two paths, two links) is read once; a path that yields no
  * object at all is an error, so a mistyped or empty directory cannot pass for a checked one.
  */
-export async function* readObjects(paths: readonly string[]): AsyncGenerator<KubeObject> {
-  for await (const { object } of readSourcedObjects(paths)) yield object
+export async function* readObjects(
+  paths: readonly string[],
+  sources: ObjectSources = {},
+): AsyncGenerator<KubeObject> {
+  for await (const { object } of readSourcedObjects(paths, sources)) yield object
 }
 
 /** An object and where it was read: `crds/a.yaml, document 2`. */
@@ -69,7 +80,7 @@ async function* readSourcedObjects(
     if (path === '-' && sources.stdin !== undefined) {
       if (stdinRead) throw new ObjectFileError('-: standard input can be read only once')
       stdinRead = true
-      const found = objectsIn(await readStdin(sources.stdin), STDIN)
+      const found = objectsIn(await readStdin(sources.stdin, sources.signal), STDIN)
       let count = 0
       for (const object of found) {
         count++
@@ -87,7 +98,7 @@ async function* readSourcedObjects(
         continue
       }
       let count = 0
-      for (const object of objectsIn(await read(file.path), file.path)) {
+      for (const object of objectsIn(await read(file.path, sources), file.path)) {
         count++
         yield object
       }
@@ -339,18 +350,23 @@ function checkMetadata(object: KubeObject, where: string): void {
 
 const STDIN = 'standard input'
 
-async function read(file: string): Promise<Uint8Array> {
+async function read(
+  file: string,
+  { configuration, signal }: ObjectSources,
+): Promise<Uint8Array> {
   try {
-    return await readBoundedFile(file, OBJECT_FILE_MAX_BYTES)
+    return configuration === true
+      ? await readBoundedFile(file, OBJECT_FILE_MAX_BYTES, { signal })
+      : await readBoundedInput(file, OBJECT_FILE_MAX_BYTES, { signal })
   } catch (error) {
-    throw inputFileError(file, error)
+    throw fileSystemError(file, error)
   }
 }
 
 /** Standard input's bytes, bounded like a file's (and read like one: a byte order mark, UTF-16). */
-async function readStdin(stdin: Readable): Promise<Uint8Array> {
+async function readStdin(stdin: Readable, signal: AbortSignal | undefined): Promise<Uint8Array> {
   try {
-    return await readBoundedStream(stdin, OBJECT_FILE_MAX_BYTES, STDIN)
+    return await readBoundedStream(stdin, OBJECT_FILE_MAX_BYTES, STDIN, { signal })
   } catch (error) {
     throw new ObjectFileError(`${STDIN}: ${errorMessage(error)}`)
   }
