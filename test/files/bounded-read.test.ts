@@ -4,7 +4,7 @@
  */
 
 import { execFileSync } from 'node:child_process'
-import { closeSync, constants, openSync, readlinkSync, readdirSync } from 'node:fs'
+import { readlinkSync, readdirSync } from 'node:fs'
 import { mkdtemp, open, rm, symlink } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
+import { hungFileSystem } from '../helpers/hung-file-system.ts'
 import type { FileReadError } from '../../src/files/bounded-read.ts'
 import {
   FILE_READ_DEADLINE_MS,
@@ -31,26 +32,6 @@ function holdsOpen(path: string): boolean {
       return false // closed between the listing and the look
     }
   })
-}
-
-/**
- * A file system that has stopped answering, as a hung NFS mount looks to libuv: every thread of
- * its pool is held by a blocking open (of a FIFO with no writer, opened without O_NONBLOCK), so a
- * file operation queued now waits. `release` gives each open its writer, freeing the pool.
- */
-async function hungFileSystem(dir: string): Promise<{ release: () => Promise<void> }> {
-  const threads = Number(process.env['UV_THREADPOOL_SIZE'] ?? 4)
-  const fifos = Array.from({ length: threads }, (_, i) => join(dir, `held-${i}`))
-  for (const fifo of fifos) execFileSync('mkfifo', [fifo])
-  const opens = fifos.map((fifo) => open(fifo, 'r'))
-  await sleep(50) // each open is in its thread by now
-  return {
-    release: async () => {
-      const writers = fifos.map((fifo) => openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))
-      for (const handle of await Promise.all(opens)) await handle.close()
-      for (const fd of writers) closeSync(fd)
-    },
-  }
 }
 
 t.test(
