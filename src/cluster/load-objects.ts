@@ -25,8 +25,6 @@ export interface ObjectSources {
    * (`<(kustomize build)`) or a character device, read up to the size bound with no deadline.
    */
   readonly configuration?: boolean
-  /** Ends a read in progress (shutdown). */
-  readonly signal?: AbortSignal
 }
 
 /** Loads every object from the given files and directories (see `readObjects`). */
@@ -46,11 +44,8 @@ export async function loadObjects(
  * of every file. A file reached twice (two paths, two links) is read once; a path that yields no
  * object at all is an error, so a mistyped or empty directory cannot pass for a checked one.
  */
-export async function* readObjects(
-  paths: readonly string[],
-  sources: ObjectSources = {},
-): AsyncGenerator<KubeObject> {
-  for await (const { object } of readSourcedObjects(paths, sources)) yield object
+export async function* readObjects(paths: readonly string[]): AsyncGenerator<KubeObject> {
+  for await (const { object } of readSourcedObjects(paths)) yield object
 }
 
 /** An object and where it was read: `crds/a.yaml, document 2`. */
@@ -80,7 +75,7 @@ async function* readSourcedObjects(
     if (path === '-' && sources.stdin !== undefined) {
       if (stdinRead) throw new ObjectFileError('-: standard input can be read only once')
       stdinRead = true
-      const found = objectsIn(await readStdin(sources.stdin, sources.signal), STDIN)
+      const found = objectsIn(await readStdin(sources.stdin), STDIN)
       let count = 0
       for (const object of found) {
         count++
@@ -350,23 +345,20 @@ function checkMetadata(object: KubeObject, where: string): void {
 
 const STDIN = 'standard input'
 
-async function read(
-  file: string,
-  { configuration, signal }: ObjectSources,
-): Promise<Uint8Array> {
+async function read(file: string, { configuration }: ObjectSources): Promise<Uint8Array> {
   try {
     return configuration === true
-      ? await readBoundedFile(file, OBJECT_FILE_MAX_BYTES, { signal })
-      : await readBoundedInput(file, OBJECT_FILE_MAX_BYTES, { signal })
+      ? await readBoundedFile(file, OBJECT_FILE_MAX_BYTES)
+      : await readBoundedInput(file, OBJECT_FILE_MAX_BYTES)
   } catch (error) {
     throw fileSystemError(file, error)
   }
 }
 
 /** Standard input's bytes, bounded like a file's (and read like one: a byte order mark, UTF-16). */
-async function readStdin(stdin: Readable, signal: AbortSignal | undefined): Promise<Uint8Array> {
+async function readStdin(stdin: Readable): Promise<Uint8Array> {
   try {
-    return await readBoundedStream(stdin, OBJECT_FILE_MAX_BYTES, STDIN, { signal })
+    return await readBoundedStream(stdin, OBJECT_FILE_MAX_BYTES, STDIN)
   } catch (error) {
     throw new ObjectFileError(`${STDIN}: ${errorMessage(error)}`)
   }
