@@ -36,7 +36,7 @@ export async function loadCrdCatalog(
   if (paths.length === 0 && source.kubeconfig === undefined) return undefined
   const sourced =
     source.kubeconfig === undefined
-      ? await loadSourcedObjects(paths)
+      ? await loadSourcedObjects(paths, { configuration: true })
       : await readClusterCrds(source.kubeconfig, io)
   // Loaded only here: the CEL and RE2 engines (some MiB of heap) are for `--crds`, and `serve`,
   // which imports this module through the CLI, must not pay for them in every pod.

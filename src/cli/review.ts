@@ -11,10 +11,10 @@ import type {
   WebhookName,
 } from '../admission/review.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
-import { inputFileError } from '../cluster/load-errors.ts'
+import { fileSystemError } from '../cluster/load-errors.ts'
 import { printableLine, renderText, renderWarnings } from '../policy/messages/render.ts'
 import { loadObjects } from '../cluster/load-objects.ts'
-import { MiB, readBoundedFile, readBoundedStream } from '../files/bounded-read.ts'
+import { MiB, readBoundedInput, readBoundedStream } from '../files/bounded-read.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import { admitRequest } from './admit.ts'
 import type { WriteResult } from './admit.ts'
@@ -47,15 +47,15 @@ export async function reviewCommand(
     servedByCatalog(catalog),
   )
   const source = file === '-' ? 'standard input' : file
-  // Bounded as the server bounds a request body; a file must be a regular file (not a FIFO or
-  // device that would block or never end), standard input a stream of at most the same size.
+  // Bounded as the server bounds a request body: a file, a pipe (`<(…)`) or standard input of
+  // at most the same size (files/bounded-read.ts).
   const read =
     file === '-'
       ? readBoundedStream(io.stdin, REVIEW_MAX_BYTES, source)
-      : readBoundedFile(file, REVIEW_MAX_BYTES)
+      : readBoundedInput(file, REVIEW_MAX_BYTES)
   const raw = (
     await read.catch((error: unknown) => {
-      throw new UsageError(inputFileError(source, error).message)
+      throw new UsageError(fileSystemError(source, error).message)
     })
   ).toString('utf8')
   let body: unknown

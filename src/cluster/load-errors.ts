@@ -22,16 +22,3 @@ export function fileSystemError(path: string, error: unknown): ObjectFileError {
   // A path is cut as a denial cuts a value: however long, the reason after it stays visible.
   return new ObjectFileError(`${excerpt(path)}: ${printableLine(reason)}`)
 }
-
-/**
- * fileSystemError for a file a command can also read from standard input (`check -`, `review -`):
- * a pipe (`<(helm template …)`) may have no writer and never end, so it is not read as a file,
- * and the line says what to do instead.
- */
-export function inputFileError(path: string, error: unknown): ObjectFileError {
-  const refused = fileSystemError(path, error)
-  if (!refused.message.endsWith('(a FIFO)')) return refused
-  return new ObjectFileError(
-    `${refused.message}: to read a pipe, give - and pipe it to standard input`,
-  )
-}

@@ -4,21 +4,27 @@ import type { Readable } from 'node:stream'
 import { MAX_NESTING } from '../policy/kube/nesting.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
-import { ObjectFileError, inputFileError } from './load-errors.ts'
+import { ObjectFileError, fileSystemError } from './load-errors.ts'
 import type { JsonScan } from './load-json.ts'
 import { StreamError, kubectlDocuments, lineOf } from './load-stream.ts'
 import type { StreamDocument } from './load-stream.ts'
 import { objectFileText } from './load-text.ts'
 import { DocumentError, NESTING_MESSAGE, yamlDocumentValue } from './load-yaml.ts'
 import { errorMessage, jsonQuoted, printableLine } from '../policy/messages/render.ts'
-import { readBoundedFile, readBoundedStream } from '../files/bounded-read.ts'
+import { readBoundedFile, readBoundedInput, readBoundedStream } from '../files/bounded-read.ts'
 import { DIRECTORY_READS, OBJECT_FILE_MAX_BYTES, objectFilesOf } from './load-files.ts'
 
 export { ObjectFileError } from './load-errors.ts'
 
-/** Where `-` reads from, for the commands that take it (`check -`). */
+/** Where `-` reads from, for the commands that take it (`check -`), and how paths are read. */
 export interface ObjectSources {
   readonly stdin?: Readable
+  /**
+   * Read the paths as configuration (`--crds`): regular files only, each within the deadline of
+   * files/bounded-read.ts. Otherwise they are inputs: a path given may also be a pipe
+   * (`<(kustomize build)`) or a character device, read up to the size bound with no deadline.
+   */
+  readonly configuration?: boolean
 }
 
 /** Loads every object from the given files and directories (see `readObjects`). */
@@ -87,7 +93,7 @@ async function* readSourcedObjects(
         continue
       }
       let count = 0
-      for (const object of objectsIn(await read(file.path), file.path)) {
+      for (const object of objectsIn(await read(file.path, sources), file.path)) {
         count++
         yield object
       }
@@ -339,11 +345,13 @@ function checkMetadata(object: KubeObject, where: string): void {
 
 const STDIN = 'standard input'
 
-async function read(file: string): Promise<Uint8Array> {
+async function read(file: string, { configuration }: ObjectSources): Promise<Uint8Array> {
   try {
-    return await readBoundedFile(file, OBJECT_FILE_MAX_BYTES)
+    return configuration === true
+      ? await readBoundedFile(file, OBJECT_FILE_MAX_BYTES)
+      : await readBoundedInput(file, OBJECT_FILE_MAX_BYTES)
   } catch (error) {
-    throw inputFileError(file, error)
+    throw fileSystemError(file, error)
   }
 }
 

@@ -54,10 +54,13 @@ class CertificateFileError extends Error {
 }
 
 /** Reads and checks a pair; throws a CertificateFileError whose message says what is wrong. */
-async function readCertificatePair(dir: string): Promise<CertificatePair> {
+async function readCertificatePair(dir: string, signal?: AbortSignal): Promise<CertificatePair> {
   const certPath = join(dir, CERT_FILE)
   const keyPath = join(dir, KEY_FILE)
-  const [cert, key] = await Promise.all([readPairFile(certPath), readPairFile(keyPath)])
+  const [cert, key] = await Promise.all([
+    readPairFile(certPath, signal),
+    readPairFile(keyPath, signal),
+  ])
   let certificate: X509Certificate
   try {
     certificate = new X509Certificate(cert)
@@ -115,10 +118,13 @@ export async function presentPairProblem(dir: string): Promise<string | undefine
   }
 }
 
-/** A regular file of at most 1 MiB: a FIFO or device swapped in cannot block the reload. */
-async function readPairFile(path: string): Promise<Buffer> {
+/**
+ * A regular file of at most 1 MiB, read within the reader's deadline: a FIFO or device swapped in,
+ * or a mount that stopped answering, cannot block the reload.
+ */
+async function readPairFile(path: string, signal: AbortSignal | undefined): Promise<Buffer> {
   try {
-    return await readBoundedFile(path, CERTIFICATE_FILE_MAX_BYTES)
+    return await readBoundedFile(path, CERTIFICATE_FILE_MAX_BYTES, { signal })
   } catch (error) {
     throw new CertificateFileError(`${path}: ${fileErrorReason(error)}`, { cause: error })
   }
@@ -205,6 +211,8 @@ export class CertificateWatcher {
   /** Fires at the served pair's next validity boundary (`#armBoundary`). */
   #boundary: NodeJS.Timeout | undefined
   #reloading: Promise<void> = Promise.resolve()
+  /** Aborted by stop: a reload still reading ends then, without a word (shutdown is no failure). */
+  readonly #stopping = new AbortController()
   #lastFailure = ''
   /** The served pair's validity problem last warned about, so each is logged once. */
   #lastValidityWarning: string | undefined
@@ -236,6 +244,7 @@ export class CertificateWatcher {
   }
 
   stop(): void {
+    this.#stopping.abort()
     clearInterval(this.#poll)
     clearTimeout(this.#debounce)
     clearTimeout(this.#boundary)
@@ -252,11 +261,13 @@ export class CertificateWatcher {
   async #reloadOnce(): Promise<void> {
     const { dir, logger } = this.#options
     const now = this.#now()
+    const stopping = this.#stopping.signal
+    if (stopping.aborted) return
     let pair: CertificatePair
     try {
-      pair = await readCertificatePair(dir)
+      pair = await readCertificatePair(dir, stopping)
     } catch (error) {
-      this.#reject(error, now)
+      if (!this.#stopping.signal.aborted) this.#reject(error, now)
       return
     }
     if (pair.fingerprint === this.#current?.fingerprint) {

@@ -1,9 +1,11 @@
 /**
- * Paths that are no regular file, or too large, through every command that reads a file (`check`,
- * `--objects` of `check`, `review` and `serve`, the review file, standard input, `--client-ca`):
- * exit 2 at once with one line naming the path and what it is, never a blocked read (a FIFO with
- * no writer), a read that never ends (`/dev/zero`) or the memory to hold it. A test that blocked
- * would fail at tap's timeout.
+ * Paths that are no regular file, or too large, through every command that reads a file. Inputs
+ * (`check`'s files, `--objects` of `check`, `review` and `serve`, the review file, standard input)
+ * read a character device up to their bound and refuse a socket; configuration (`--client-ca`,
+ * `--crds`) is a regular file or nothing. Either ends at once with one line naming the path and
+ * what it is, exit 2: never a read that never ends (`/dev/zero`) or the memory to hold it. A test
+ * that blocked would fail at tap's timeout. FIFOs given as inputs are read (a pipeline's output):
+ * test/cli/input-signals.test.ts runs those in a child process, with and without a writer.
  */
 
 import { execFileSync } from 'node:child_process'
@@ -17,6 +19,7 @@ import type { Test } from 'tap'
 import { run } from '../../src/cli/program.ts'
 import { REVIEW_MAX_BYTES } from '../../src/cli/review.ts'
 import { OBJECT_FILE_MAX_BYTES } from '../../src/cluster/load-files.ts'
+import { MiB } from '../../src/files/bounded-read.ts'
 import { CLIENT_CA_MAX_BYTES } from '../../src/http/client-ca.ts'
 import { BODY_LIMIT_BYTES } from '../../src/http/app.ts'
 import { runCli } from '../helpers/cli.ts'
@@ -53,24 +56,17 @@ async function specialFiles(t: Test) {
   return { dir, fifo, fifoInDir, socket, zeroLink, fifoLink }
 }
 
-/** What an object file that is a pipe is told: how to read a pipe instead. */
-const INPUT_PIPE_HINT = ': to read a pipe, give - and pipe it to standard input'
-
-/** [path, what the line says about it] for every kind of file that is not one. */
-async function notRegular(
-  t: Test,
-  { input = true }: { readonly input?: boolean } = {},
-): Promise<(readonly [string, string])[]> {
-  const files = await specialFiles(t)
-  // A file a command can also read from standard input says how to read a pipe.
-  const PIPE_HINT = input ? INPUT_PIPE_HINT : ''
+/** [path, what the line says about it] for every kind of configuration file that is not one. */
+function notRegular(
+  files: Awaited<ReturnType<typeof specialFiles>>,
+): (readonly [string, string])[] {
   return [
     ['/dev/zero', 'not a regular file (a character device)'],
     ['/dev/null', 'not a regular file (a character device)'],
     ['/dev/urandom', 'not a regular file (a character device)'],
     [files.zeroLink, 'not a regular file (a character device)'],
-    [files.fifo, `not a regular file (a FIFO)${PIPE_HINT}`],
-    [files.fifoLink, `not a regular file (a FIFO)${PIPE_HINT}`],
+    [files.fifo, 'not a regular file (a FIFO)'],
+    [files.fifoLink, 'not a regular file (a FIFO)'],
     [files.socket, 'not a regular file (a socket)'],
   ]
 }
@@ -88,16 +84,29 @@ function refusedWith(t: Test, result: { code: number; stderr: string }, line: st
   t.equal(result.stderr, `mcp-admission: ${line}\n`, line)
 }
 
-t.test('check and --objects of every command refuse what is not a regular file', async (t) => {
-  for (const [path, reason] of await notRegular(t)) {
-    refusedWith(t, await runCli(['check', path]), `${path}: ${reason}`)
-    // Named by an option: the line says which one.
-    const byOption = `--objects ${path}: ${reason}`
-    refusedWith(t, await runCli(['check', '--objects', path, OBJECTS]), byOption)
-    refusedWith(t, await runCli(['review', '--objects', path, REVIEW]), byOption)
-    refusedWith(t, await serve(['--objects', path]), byOption)
-  }
-})
+t.test(
+  'check and --objects of every command: a device is read to the bound, a socket refused',
+  async (t) => {
+    const { zeroLink, socket } = await specialFiles(t)
+    const tooLarge = `larger than ${OBJECT_FILE_MAX_BYTES / MiB} MiB`
+    const rows: readonly (readonly [string, string, 'all' | 'check'])[] = [
+      ['/dev/zero', tooLarge, 'all'],
+      [socket, 'not a file or a pipe (a socket)', 'all'],
+      ['/dev/urandom', tooLarge, 'check'],
+      [zeroLink, tooLarge, 'check'],
+      ['/dev/null', 'no objects found', 'check'],
+    ]
+    for (const [path, reason, commands] of rows) {
+      refusedWith(t, await runCli(['check', path]), `${path}: ${reason}`)
+      if (commands === 'check') continue
+      // Named by an option: the line says which one.
+      const byOption = `--objects ${path}: ${reason}`
+      refusedWith(t, await runCli(['check', '--objects', path, OBJECTS]), byOption)
+      refusedWith(t, await runCli(['review', '--objects', path, REVIEW]), byOption)
+      refusedWith(t, await serve(['--objects', path]), byOption)
+    }
+  },
+)
 
 t.test('a FIFO named like an object file in a directory is refused, not skipped', async (t) => {
   const { fifoInDir, dir } = await specialFiles(t)
@@ -110,14 +119,41 @@ t.test('a FIFO named like an object file in a directory is refused, not skipped'
   )
 })
 
-t.test('review refuses a review file that is not a regular file', async (t) => {
-  for (const [path, reason] of await notRegular(t)) {
-    refusedWith(t, await runCli(['review', path]), `${path}: ${reason}`)
+t.test('review reads a device as a review file to its bound, and refuses a socket', async (t) => {
+  const { socket } = await specialFiles(t)
+  const tooLarge = `larger than ${REVIEW_MAX_BYTES / MiB} MiB`
+  refusedWith(t, await runCli(['review', '/dev/zero']), `/dev/zero: ${tooLarge}`)
+  refusedWith(t, await runCli(['review', '/dev/urandom']), `/dev/urandom: ${tooLarge}`)
+  refusedWith(t, await runCli(['review', socket]), `${socket}: not a file or a pipe (a socket)`)
+  const empty = await runCli(['review', '/dev/null'])
+  t.equal(empty.code, 2)
+  t.match(empty.stderr, /^mcp-admission: \/dev\/null is not valid JSON/, 'read, and empty')
+})
+
+t.test('--crds is configuration: a regular file or nothing, named in the line', async (t) => {
+  const files = await specialFiles(t)
+  const { dir, fifoInDir } = files
+  const crds = async (path: string) => runCli(['check', '--crds', path, OBJECTS])
+  for (const [path, reason] of notRegular(files)) {
+    refusedWith(t, await crds(path), `${path}: ${reason}`)
   }
+  refusedWith(t, await crds(join(dir, 'in-dir')), `${fifoInDir}: not a regular file (a FIFO)`)
+  await symlink(join(dir, 'gone.yaml'), join(dir, 'dangling.yaml'))
+  refusedWith(
+    t,
+    await crds(join(dir, 'dangling.yaml')),
+    `${join(dir, 'dangling.yaml')}: a symbolic link to ${join(dir, 'gone.yaml')}, which does not exist`,
+  )
+  const big = await oversized(dir, 'big-crds.yaml', OBJECT_FILE_MAX_BYTES)
+  refusedWith(
+    t,
+    await crds(big),
+    `${big}: larger than ${OBJECT_FILE_MAX_BYTES / MiB} MiB (${OBJECT_FILE_MAX_BYTES + 1} bytes)`,
+  )
 })
 
 t.test('--client-ca that is not a regular file: exit 2 before anything listens', async (t) => {
-  const rows = await notRegular(t, { input: false })
+  const rows = notRegular(await specialFiles(t))
   for (const [path, reason] of rows) {
     refusedWith(
       t,

@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process'
 import { createPrivateKey, generateKeyPairSync, X509Certificate } from 'node:crypto'
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { pino } from 'pino'
 import t from 'tap'
 import type { Test } from 'tap'
@@ -21,6 +22,7 @@ import {
   createDevCertificates,
   writeDevCertificates,
 } from '../../src/http/dev-certs.ts'
+import { hungFileSystem } from '../helpers/hung-file-system.ts'
 import { KEY_TYPES, keyPem, pairsOfEveryType } from '../helpers/key-types.ts'
 
 const DAY = 24 * 60 * 60 * 1000
@@ -527,5 +529,33 @@ t.test(
     while (!warned() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
     const warning = lines.find((line) => line.level === 40)
     t.match(warning?.msg, `serving certificate expired at ${expiry.toISOString()}`)
+  },
+)
+
+t.test(
+  'stopped while a reload waits on the files: it ends at once, without a warning',
+  async (t) => {
+    const root = t.testdir({ held: {} })
+    const dir = join(root, 'certs')
+    await writeDevCertificates(dir, await pair(-DAY, DAY))
+    const w = await watcher(t, dir)
+    t.ok(w.certificates.current, 'serving')
+    const hung = await hungFileSystem(join(root, 'held'))
+    try {
+      const reloading = w.certificates.reload()
+      w.certificates.stop()
+      const ended = await Promise.race([
+        reloading.then(() => 'ended'),
+        sleep(2_000, 'still reading'),
+      ])
+      t.equal(ended, 'ended', 'the reload ended with the stop, the files still unread')
+      t.same(w.warnings(), [], 'no warning: stopping is no failure')
+      t.equal(w.rejected(), 0)
+      await w.certificates.reload()
+      t.equal(w.rejected(), 0, 'a stopped watcher reads nothing more')
+    } finally {
+      // Before the test's teardown, which removes its directory through the same thread pool.
+      await hung.release()
+    }
   },
 )
