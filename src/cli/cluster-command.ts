@@ -57,14 +57,16 @@ export function unreachable(
 
 /**
  * Calls `onPage` with each page of `resource` in every namespace; a failed read, or a list that
- * does not end, is the one-line error of `unreachable` (exit 2).
+ * does not end, is the one-line error of `unreachable` (exit 2). `signal` ends the list (a
+ * deadline: the caller tells that error from the others by its signal).
  */
 export async function eachPage(
-  api: KubeApi,
+  api: Pick<KubeApi, 'get'>,
   credentials: ClusterCredentials,
   resource: ViewResource,
   labelSelector: string | undefined,
   onPage: (page: ListPage) => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<void> {
   const pages = listPages(api, resourcePath(resource), {
     apiVersion: apiVersionOf(resource),
@@ -72,6 +74,7 @@ export async function eachPage(
     namespaced: resource.namespaced,
     limit: LIST_PAGE_SIZE,
     ...(labelSelector === undefined ? {} : { labelSelector }),
+    signal,
   })
   // Only a failed read is the cluster's fault; anything `onPage` throws is passed on as it is.
   for (;;) {
