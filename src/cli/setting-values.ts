@@ -88,10 +88,7 @@ export function timeoutValue(bounds: {
   readonly max: string
 }): ValueKind<number> {
   const read = durationReader(bounds)
-  return {
-    read: (text) => read(/^\d+$/.test(text) ? `${text}s` : text, text),
-    ...(bounds.min === undefined ? {} : { hint: `at least ${bounds.min}` }),
-  }
+  return { read: (text) => read(/^\d+$/.test(text) ? `${text}s` : text, text) }
 }
 
 /** Reads `text` as a Go duration within `bounds`; a problem quotes `shown`, the text as given. */

@@ -17,6 +17,12 @@ import { proxyAgent } from './proxy-tunnel.ts'
 import { redactCredentials, requestSecrets } from './redact.ts'
 import { BODY_MAX_BYTES, WATCH_LINE_MAX_BYTES, boundedLines, readBody } from './response-body.ts'
 
+/**
+ * How long after the request limit the whole-request deadline fires: long enough for a step's own
+ * timer of the limit's length, started a little later (once the request is sent), to fire first.
+ */
+const STEP_BOUNDS_FIRST_MS = 100
+
 /** An API error with the HTTP status, or 0 when no response arrived. */
 export class KubeApiError extends Error {
   override name = 'KubeApiError'
@@ -190,9 +196,11 @@ export class KubeApi {
     // One signal for both, without AbortSignal.any: the caller's signal may live as long as the
     // process (a reflector's), and every request would hang another dependant on it.
     const bounded = new AbortController()
+    // A step's own bound of the same length (no response, the proxy's CONNECT) says better what
+    // stalled, and reports first; this one ends what those cannot see, such as a trickle.
     const timer = setTimeout(() => {
       bounded.abort()
-    }, limitMs)
+    }, limitMs + STEP_BOUNDS_FIRST_MS)
     const onAbort = () => {
       bounded.abort()
     }

@@ -5,8 +5,9 @@
  * reflector waits as long as it runs; a command waits as client-go's requests wait (up to 10
  * retries), each wait as the reflector's: at least the `Retry-After` asked for, capped at
  * RETRY_AFTER_MAX_MS, and at least the backoff (250 ms doubling to 10 s, ±20 %), so a server that
- * asks for no wait is not asked again at once. In all, at most some 12 minutes for one request
- * (10 waits of a minute, and the requests), then the 429 is the error.
+ * asks for no wait is not asked again at once. In all, at most ten minutes of waiting for one
+ * request (10 waits of at most a minute), then the 429 is the error. Documented in docs/cli.md
+ * (Auditing a cluster).
  */
 
 import { setTimeout as sleep } from 'node:timers/promises'

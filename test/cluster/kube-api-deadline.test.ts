@@ -73,6 +73,10 @@ t.test('a caller signal that ends first says so, not the limit', async (t) => {
   await t.rejects(api.get('/apis/x/v1/things', {}, caller.signal), {
     message: 'GET /apis/x/v1/things: shutting down',
   })
+  // Aborted before it began: not sent at all.
+  await t.rejects(api.write('PUT', '/apis/x/v1/things/a', {}, { signal: caller.signal }), {
+    message: 'PUT /apis/x/v1/things/a: shutting down',
+  })
 })
 
 t.test('an answer within the limit is read, however long the socket was idle before', async (t) => {
@@ -99,6 +103,9 @@ t.test('a 429 asks for the wait of its Status, else of its Retry-After header', 
     } else if (url.startsWith('/header')) {
       response.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '7' })
       response.end('Too many requests, please try again later.')
+    } else if (url.startsWith('/zero')) {
+      response.writeHead(429, { 'retry-after': '0' })
+      response.end()
     } else {
       response.writeHead(429, { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' })
       response.end()
@@ -112,4 +119,5 @@ t.test('a 429 asks for the wait of its Status, else of its Retry-After header', 
   t.equal(await waitOf('/status'), 3, "the Status's details win")
   t.equal(await waitOf('/header'), 7, 'else the header, in seconds')
   t.equal(await waitOf('/date'), undefined, 'a date is not read (nor by client-go)')
+  t.equal(await waitOf('/zero'), undefined, 'no wait asked for')
 })
