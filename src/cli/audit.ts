@@ -134,7 +134,7 @@ export async function auditCommand(options: AuditOptions, io: CliIo): Promise<nu
     return summary.failing > 0 || summary.errors > 0 ? EXIT.denied : EXIT.ok
   } catch (error) {
     // Whatever a read said when the deadline cut it short, running out of time is the reason.
-    if (deadline.signal.aborted && options.timeout)
+    if (options.timeout && deadline.signal.aborted)
       throw new UsageError(
         `audit ran out of time: --timeout ${options.timeout.text} passed while reading ${reading} from ${credentials.server}`,
       )

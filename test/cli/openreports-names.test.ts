@@ -75,3 +75,17 @@ t.test('a finding no Report can hold is a line on standard error', async (t) => 
     '',
   ])
 })
+
+t.test('an error finding with a valid namespace and name is a result of its Report', async (t) => {
+  const out = sink()
+  const notices = sink()
+  const writer = openReports(out.stream, new Date('2026-11-29T00:00:00Z'), notices.stream)
+  writer.add({ ...warned('team', 'x'), result: 'error', warnings: [], error: 'unreadable' })
+  writer.end(new AuditSummary())
+  const [report] = parseAllDocuments(out.text()).map((d) => d.toJS() as Record<string, unknown>)
+  t.match(report, {
+    summary: { error: 1 },
+    results: [{ result: 'error', message: 'could not be audited: unreadable' }],
+  })
+  t.equal(notices.text(), '')
+})
