@@ -68,7 +68,7 @@ export async function eachPage(
   onPage: (page: ListPage) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<void> {
-  const pages = listPages(api, resourcePath(resource), {
+  const pages = listPages(api, collectionPath(credentials, resource), {
     apiVersion: apiVersionOf(resource),
     kind: resource.kind,
     namespaced: resource.namespaced,
@@ -86,5 +86,14 @@ export async function eachPage(
     }
     if (next.done === true) return
     await onPage(next.value)
+  }
+}
+
+/** The path of `resource`'s list; a name from discovery that cannot be in one is a failed read. */
+function collectionPath(credentials: ClusterCredentials, resource: ViewResource): string {
+  try {
+    return resourcePath(resource)
+  } catch (error) {
+    throw unreachable(credentials, `list ${resource.plural}`, error)
   }
 }

@@ -217,6 +217,27 @@ t.test('an audit that ends within --timeout is not cut short', async (t) => {
   t.equal(result.stderr, '')
 })
 
+t.test(
+  'a resource name from discovery that cannot be a path segment: exit 2, one line',
+  async (t) => {
+    const fake = await fakeCluster(t)
+    const version = '/apis/toolhive.stacklok.dev/v1beta1'
+    fake.handlers.set(version, (_request, response) => {
+      response.setHeader('content-type', 'application/json')
+      const resources = [{ name: '..', kind: 'MCPServer', namespaced: true }]
+      response.end(JSON.stringify({ kind: 'APIResourceList', resources }))
+    })
+    const result = await runCli(['audit', '--kubeconfig', fake.kubeconfig])
+    t.equal(result.code, 2)
+    t.equal(
+      result.stderr,
+      `mcp-admission: cannot list .. from ${fake.server}: ".." cannot be a segment of a request path\n`,
+    )
+    const group = fake.requests.filter((path) => path === '/apis/toolhive.stacklok.dev')
+    t.equal(group.length, 1, 'the group is not read again for a list at `v1beta1/..`')
+  },
+)
+
 t.test('an object no API server could have stored is an error, and in no Report', async (t) => {
   const fake = await fakeCluster(t)
   const good = workload('MCPServer', 'good')
