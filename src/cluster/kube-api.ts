@@ -59,7 +59,10 @@ export interface WatchEvent {
 }
 
 interface KubeApiOptions {
-  /** Per-request limit for plain reads (live reads sit on the admission path). */
+  /**
+   * Per-request limit of a GET or a write, its whole answer included (live reads sit on the
+   * admission path); for a watch, the stream's idle timeout is given with each watch instead.
+   */
   readonly requestTimeoutMs?: number
   /** The most a body may hold; BODY_MAX_BYTES unless a test says otherwise. */
   readonly maxBodyBytes?: number
@@ -109,8 +112,9 @@ export class KubeApi {
   /**
    * Sends a write (`POST`, `PUT`, `PATCH`) with a JSON body; returns the status and the parsed
    * body (a Kubernetes Status on errors). Never throws on an HTTP status; only when no whole
-   * response came, within the request limit (as a GET) or before `signal`. `signal` abandons the write (leadership lost, a deadline): the caller cannot know
-   * whether the server applied it, and must not act as if it had.
+   * response came within the request limit (bounded as a GET is) or before `signal`. `signal`
+   * abandons the write (leadership lost, a deadline): the caller cannot know whether the server
+   * applied it, and must not act as if it had.
    */
   async write(
     method: 'POST' | 'PUT' | 'PATCH',
