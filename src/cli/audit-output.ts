@@ -20,9 +20,15 @@ export interface AuditWriter {
   end(summary: AuditSummary): void
 }
 
-export function auditWriter(output: AuditOutput, out: Writable, now: Date): AuditWriter {
+/** `notices` (standard error) hears of what an output could not hold (openreports.ts). */
+export function auditWriter(
+  output: AuditOutput,
+  out: Writable,
+  now: Date,
+  notices: Writable,
+): AuditWriter {
   if (output === 'json') return jsonWriter(out)
-  if (output === 'openreports') return openReports(out, now)
+  if (output === 'openreports') return openReports(out, now, notices)
   return tableWriter(out)
 }
 

@@ -57,21 +57,24 @@ export function unreachable(
 
 /**
  * Calls `onPage` with each page of `resource` in every namespace; a failed read, or a list that
- * does not end, is the one-line error of `unreachable` (exit 2).
+ * does not end, is the one-line error of `unreachable` (exit 2). `signal` ends the list (a
+ * deadline: the caller tells that error from the others by its signal).
  */
 export async function eachPage(
-  api: KubeApi,
+  api: Pick<KubeApi, 'get'>,
   credentials: ClusterCredentials,
   resource: ViewResource,
   labelSelector: string | undefined,
   onPage: (page: ListPage) => Promise<void>,
+  signal?: AbortSignal,
 ): Promise<void> {
-  const pages = listPages(api, resourcePath(resource), {
+  const pages = listPages(api, collectionPath(credentials, resource), {
     apiVersion: apiVersionOf(resource),
     kind: resource.kind,
     namespaced: resource.namespaced,
     limit: LIST_PAGE_SIZE,
     ...(labelSelector === undefined ? {} : { labelSelector }),
+    signal,
   })
   // Only a failed read is the cluster's fault; anything `onPage` throws is passed on as it is.
   for (;;) {
@@ -83,5 +86,14 @@ export async function eachPage(
     }
     if (next.done === true) return
     await onPage(next.value)
+  }
+}
+
+/** The path of `resource`'s list; a name from discovery that cannot be in one is a failed read. */
+function collectionPath(credentials: ClusterCredentials, resource: ViewResource): string {
+  try {
+    return resourcePath(resource)
+  } catch (error) {
+    throw unreachable(credentials, `list ${resource.plural}`, error)
   }
 }

@@ -1,6 +1,7 @@
 /** What CLI commands may touch of the process, passed in by main.ts so commands stay testable. */
 
 import type { Readable, Writable } from 'node:stream'
+import type { Backoff } from '../cluster/backoff.ts'
 
 export interface CliIo {
   readonly stdout: Writable
@@ -15,6 +16,8 @@ export interface CliIo {
   readonly execTimeoutMs?: number
   /** Each step of opening a kubeconfig proxy's tunnel; kubectl's 10 s unless a test says otherwise. */
   readonly proxyStepTimeoutMs?: number
+  /** The least wait before `audit` retries a 429; the reflector's unless a test says otherwise. */
+  readonly throttleBackoff?: Backoff
 }
 
 /** Process exit codes of every command. */

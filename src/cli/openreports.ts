@@ -8,6 +8,11 @@
  *   clean object (clean objects are counted, not listed, so a large namespace stays small);
  *   `error` an item of a list that could not be audited (not an object, or without a name).
  * - Every audited kind is namespaced, so no `ClusterReport` is ever needed.
+ * - A finding whose namespace is not a namespace name (a DNS-1123 label) or whose name is not a
+ *   DNS-1123 subdomain (only an item a broken or hostile API server sent, an `error` finding of
+ *   the audit) is in no Report: it could not be applied (there is no such namespace) or could not
+ *   reference the object, and one such namespace would make `kubectl apply` refuse the rest too.
+ *   It is one line on standard error instead, and the audit's exit status (1) already says so.
  * - `kubectl apply` keeps a copy of the object in an annotation, and the API server holds an
  *   object's annotations to 262,144 bytes in all: past `MAX_RESULT_BYTES` of results, counted
  *   as kubectl's JSON takes them, the rest are counted in the summary and in an annotation, not
@@ -16,6 +21,8 @@
 
 import type { Writable } from 'node:stream'
 import { stringify as toYaml } from 'yaml'
+import { isDnsLabel, isDnsSubdomain } from '../policy/kube/names.ts'
+import { jsonQuoted, renderText } from '../policy/messages/render.ts'
 import type { AuditFinding, AuditSubject } from './audit-findings.ts'
 import type { AuditWriter } from './audit-output.ts'
 
@@ -44,11 +51,16 @@ interface NamespaceReport {
   omitted: number
 }
 
-export function openReports(out: Writable, now: Date): AuditWriter {
+export function openReports(out: Writable, now: Date, notices: Writable): AuditWriter {
   const timestamp = { seconds: Math.floor(now.getTime() / 1000), nanos: 0 }
   const reports = new Map<string, NamespaceReport>()
   return {
     add(finding) {
+      const unreportable = whyNoReport(finding.subject)
+      if (unreportable !== undefined) {
+        notices.write(`mcp-admission: ${renderText(noReportLine(finding, unreportable))}\n`)
+        return
+      }
       const namespace = finding.subject.namespace
       let report = reports.get(namespace)
       if (!report) {
@@ -88,6 +100,21 @@ export function openReports(out: Writable, now: Date): AuditWriter {
       out.write(documents.join('---\n'))
     },
   }
+}
+
+/** Why no Report can hold a finding about `subject`; undefined when one can. */
+function whyNoReport(subject: AuditSubject): string | undefined {
+  if (!isDnsLabel(subject.namespace))
+    return `namespace ${jsonQuoted(subject.namespace)} is not a namespace name`
+  if (!isDnsSubdomain(subject.name)) return `name ${jsonQuoted(subject.name)} is not a valid name`
+  return undefined
+}
+
+/** `not in any Report: MCPServer (namespace "" is not a namespace name): could not be audited: …` */
+function noReportLine(finding: AuditFinding, why: string): string {
+  const what =
+    finding.error === undefined ? finding.result : `could not be audited: ${finding.error}`
+  return `not in any Report: ${finding.subject.kind} (${why}): ${what}`
 }
 
 /** One result per violation, per invariant a change restores, and per warning. */

@@ -3,13 +3,15 @@
  * codes 0/1/2.
  */
 
-import { Command, CommanderError, Option } from 'commander'
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander'
 import { readFileSync } from 'node:fs'
 import { WEBHOOKS } from '../admission/review.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { ObjectFileError } from '../cluster/load-objects.ts'
 import { renderText } from '../policy/messages/render.ts'
-import { auditCommand } from './audit.ts'
+import { AUDIT_REQUEST_TIMEOUT, auditCommand } from './audit.ts'
+import type { GivenDuration } from './audit.ts'
+import { AUDIT_HELP } from './audit-help.ts'
 import { AUDIT_OUTPUTS } from './audit-output.ts'
 import type { AuditOutput } from './audit-output.ts'
 import { CHECK_OUTPUTS, checkCommand } from './check.ts'
@@ -22,6 +24,7 @@ import { releaseStatusCommand } from './release-status.ts'
 import { reviewCommand } from './review.ts'
 import { serveCommand } from './serve.ts'
 import { DURATIONS_HELP, SERVE_SETTINGS, settingHelp, settingOf } from './serve-settings.ts'
+import { LONGEST_TIMER, timeoutValue } from './setting-values.ts'
 import type { SettingKey } from './serve-settings.ts'
 import type { ServeOptions } from './serve-config.ts'
 import { StartupError } from './startup-errors.ts'
@@ -218,9 +221,31 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
         .choices(AUDIT_OUTPUTS)
         .default('table'),
     )
-    .action(async (options: { kubeconfig?: string; output: AuditOutput }) => {
-      exitCode = await auditCommand(options, io)
-    })
+    .addOption(
+      new Option(
+        '--request-timeout <duration>',
+        'the most one request may take, its whole answer included',
+      )
+        .argParser(givenTimeout)
+        .default(givenTimeout(AUDIT_REQUEST_TIMEOUT), AUDIT_REQUEST_TIMEOUT),
+    )
+    .addOption(
+      new Option(
+        '--timeout <duration>',
+        'the most the whole audit may take (default: no limit); past it, exit 2',
+      ).argParser(givenTimeout),
+    )
+    .addHelpText('after', AUDIT_HELP)
+    .action(
+      async (options: {
+        kubeconfig?: string
+        output: AuditOutput
+        requestTimeout: GivenDuration
+        timeout?: GivenDuration
+      }) => {
+        exitCode = await auditCommand(options, io)
+      },
+    )
 
   program
     .command('release-status')
@@ -256,6 +281,17 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     }
     throw error
   }
+}
+
+/**
+ * `--request-timeout` and `--timeout`, read as kubectl reads its `--request-timeout`; at least
+ * 1 ms (kubectl takes 0 for no limit, which would let a request run for ever), at most a timer's
+ * longest. A problem is commander's usage error (exit 2).
+ */
+function givenTimeout(text: string): GivenDuration {
+  const read = timeoutValue({ min: '1ms', max: LONGEST_TIMER }).read(text)
+  if (read.problem !== undefined) throw new InvalidArgumentError(read.problem)
+  return { text, ms: read.value }
 }
 
 /**

@@ -31,14 +31,17 @@ interface ReleaseStatusOptions {
 }
 
 /** A page of definitions with their managedFields over a slow link: as long as audit allows. */
-const REQUEST_TIMEOUT_MS = 30_000
+const REQUEST_TIMEOUT_MS = 60_000
 
 export async function releaseStatusCommand(
   options: ReleaseStatusOptions,
   io: CliIo,
 ): Promise<number> {
   const credentials = await clusterCredentials('release-status', options.kubeconfig, io)
-  const api = new KubeApi(credentials, { requestTimeoutMs: REQUEST_TIMEOUT_MS })
+  const api = new KubeApi(credentials, {
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    proxyStepTimeoutMs: io.proxyStepTimeoutMs,
+  })
   try {
     const served = await discoverServedKinds(api).catch((error: unknown) => {
       throw unreachable(credentials, 'read API discovery', error)

@@ -71,33 +71,55 @@ export function duration(bounds: {
   readonly min?: string
   readonly max: string
 }): ValueKind<number> {
+  const read = durationReader(bounds)
+  return {
+    read: (text) => read(text, text),
+    ...(bounds.min === undefined ? {} : { hint: `at least ${bounds.min}` }),
+  }
+}
+
+/**
+ * A timeout as kubectl's `--request-timeout` reads one (client-go's clientcmd.ParseTimeout): a
+ * whole number of seconds (`60`), else a Go duration (`1m30s`), then held to `bounds` as
+ * `duration` holds one.
+ */
+export function timeoutValue(bounds: {
+  readonly min?: string
+  readonly max: string
+}): ValueKind<number> {
+  const read = durationReader(bounds)
+  return { read: (text) => read(/^\d+$/.test(text) ? `${text}s` : text, text) }
+}
+
+/** Reads `text` as a Go duration within `bounds`; a problem quotes `shown`, the text as given. */
+function durationReader(bounds: {
+  readonly min?: string
+  readonly max: string
+}): (text: string, shown: string) => Read<number> {
   const minMs = boundMs(bounds.min ?? '0s')
   const maxMs = boundMs(bounds.max)
-  return {
-    read: (text) => {
-      const parsed = parseGoDuration(text)
-      if (!parsed.ok) {
-        return {
-          value: 0,
-          problem: `must be a duration such as 500ms, 5s or 1m30s, got ${quoted(text)}`,
-        }
+  return (text, shown) => {
+    const parsed = parseGoDuration(text)
+    if (!parsed.ok) {
+      return {
+        value: 0,
+        problem: `must be a duration such as 500ms, 5s or 1m30s, got ${quoted(shown)}`,
       }
-      if (parsed.nanoseconds < 0n) {
-        return { value: 0, problem: `must not be negative, got ${quoted(text)}` }
+    }
+    if (parsed.nanoseconds < 0n) {
+      return { value: 0, problem: `must not be negative, got ${quoted(shown)}` }
+    }
+    const value = Number(parsed.nanoseconds) / 1e6
+    if (value < minMs) {
+      return { value, problem: `must be at least ${minMs} ms, got ${quoted(shown)}` }
+    }
+    if (value > maxMs) {
+      return {
+        value,
+        problem: `must be at most ${bounds.max} (${maxMs} ms), got ${quoted(shown)}`,
       }
-      const value = Number(parsed.nanoseconds) / 1e6
-      if (value < minMs) {
-        return { value, problem: `must be at least ${minMs} ms, got ${quoted(text)}` }
-      }
-      if (value > maxMs) {
-        return {
-          value,
-          problem: `must be at most ${bounds.max} (${maxMs} ms), got ${quoted(text)}`,
-        }
-      }
-      return { value }
-    },
-    ...(bounds.min === undefined ? {} : { hint: `at least ${bounds.min}` }),
+    }
+    return { value }
   }
 }
 

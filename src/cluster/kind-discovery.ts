@@ -13,7 +13,9 @@ import { isRecord } from '../policy/kube/object.ts'
 import { backoffDelay } from './backoff.ts'
 import { KubeApiError } from './kube-api.ts'
 import type { KubeApi } from './kube-api.ts'
+import { mapBounded } from './map-bounded.ts'
 import { DEFAULT_BACKOFF } from './reflector.ts'
+import { pathSegment } from './resources.ts'
 import {
   describeServedChange,
   discoveryVersions,
@@ -28,28 +30,46 @@ export const DISCOVERY_INTERVAL_MS = 10_000
 const REFRESH_MIN_GAP_MS = 1_000
 
 /**
+ * The most versions of the group read at once. client-go reads every group version at once; the
+ * ToolHive group has two or three, so this costs a real cluster nothing and holds a hostile list
+ * of thousands to a few requests at a time.
+ */
+export const DISCOVERY_CONCURRENCY = 4
+
+/**
+ * The most versions of the group read at all. A CRD lists every version it ever served (the
+ * ToolHive CRDs: v1alpha1, v1beta1), and no group has come near this many; past it, discovery is
+ * an error rather than thousands of reads.
+ */
+export const MAX_DISCOVERY_VERSIONS = 100
+
+/**
  * The kinds `GET /apis/toolhive.stacklok.dev[/<version>]` says are served; throws KubeApiError,
- * and an Error for an answer that is not discovery (no `versions` or `resources` list): only a 404
- * says nothing is served, and an answer that cannot be read must not be taken for one.
+ * and an Error for an answer that is not discovery (no `versions` or `resources` list, more than
+ * MAX_DISCOVERY_VERSIONS versions, a version that cannot be a path segment): only a 404 says
+ * nothing is served, and an answer that cannot be read must not be taken for one. The versions
+ * are read DISCOVERY_CONCURRENCY at a time, each as one escaped segment of its path.
  */
 export async function discoverServedKinds(
-  api: KubeApi,
+  api: Pick<KubeApi, 'get'>,
   signal?: AbortSignal,
 ): Promise<ServedKinds> {
-  const groupPath = `/apis/${TOOLHIVE_GROUP}`
+  const groupPath = `/apis/${pathSegment(TOOLHIVE_GROUP)}`
   const group = await api.get(groupPath, {}, signal)
   // 404: no CRD of the group is established at all.
   if (group !== undefined) mustList(group, 'versions', groupPath, 'APIGroup')
   const versions = group === undefined ? [] : discoveryVersions(group)
-  const lists = await Promise.all(
-    versions.map(async (version) => {
-      const path = `${groupPath}/${version}`
-      const list = await api.get(path, {}, signal)
-      // 404: the version went between the two reads; it serves nothing.
-      if (list !== undefined) mustList(list, 'resources', path, 'APIResourceList')
-      return [version, list] as const
-    }),
-  )
+  if (versions.length > MAX_DISCOVERY_VERSIONS)
+    throw new Error(
+      `${groupPath} lists ${versions.length} versions, more than the ${MAX_DISCOVERY_VERSIONS} read`,
+    )
+  const lists = await mapBounded(versions, DISCOVERY_CONCURRENCY, async (version) => {
+    const path = `${groupPath}/${pathSegment(version)}`
+    const list = await api.get(path, {}, signal)
+    // 404: the version went between the two reads; it serves nothing.
+    if (list !== undefined) mustList(list, 'resources', path, 'APIResourceList')
+    return [version, list] as const
+  })
   return servedFromDiscovery(versions, new Map(lists))
 }
 

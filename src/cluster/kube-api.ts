@@ -17,6 +17,12 @@ import { proxyAgent } from './proxy-tunnel.ts'
 import { redactCredentials, requestSecrets } from './redact.ts'
 import { BODY_MAX_BYTES, WATCH_LINE_MAX_BYTES, boundedLines, readBody } from './response-body.ts'
 
+/**
+ * How long after the request limit the whole-request deadline fires: long enough for a step's own
+ * timer of the limit's length, started a little later (once the request is sent), to fire first.
+ */
+const STEP_BOUNDS_FIRST_MS = 100
+
 /** An API error with the HTTP status, or 0 when no response arrived. */
 export class KubeApiError extends Error {
   override name = 'KubeApiError'
@@ -53,7 +59,10 @@ export interface WatchEvent {
 }
 
 interface KubeApiOptions {
-  /** Per-request limit for plain reads (live reads sit on the admission path). */
+  /**
+   * Per-request limit of a GET or a write, its whole answer included (live reads sit on the
+   * admission path); for a watch, the stream's idle timeout is given with each watch instead.
+   */
   readonly requestTimeoutMs?: number
   /** The most a body may hold; BODY_MAX_BYTES unless a test says otherwise. */
   readonly maxBodyBytes?: number
@@ -88,36 +97,28 @@ export class KubeApi {
   }
 
   /**
-   * GETs a JSON document; `undefined` for 404, a KubeApiError for anything else but 200. `signal`
-   * bounds the whole read, including time spent waiting for a pooled socket.
+   * GETs a JSON document; `undefined` for 404, a KubeApiError for anything else but 200. The whole
+   * read, from waiting for a pooled socket to the body's last byte, is bounded by the request
+   * limit and by `signal`.
    */
   async get(
     path: string,
     query: Query = {},
     signal?: AbortSignal,
   ): Promise<Record<string, unknown> | undefined> {
-    let answer: Answer
-    let body: string
-    try {
-      answer = await this.#request(path, query, this.#requestTimeoutMs, signal, undefined, {
-        retryUnauthorized: true,
-      })
-      body = await this.#readBody(answer.response, 'GET', path)
-    } catch (error) {
-      if (signal?.aborted) throw new KubeApiError(`GET ${path}: ${abortReason(signal)}`, 0)
-      throw error
-    }
+    const { answer, body } = await this.#exchange('GET', path, query, signal, undefined)
     const status = answer.response.statusCode ?? 0
     if (status === 404) return undefined
-    if (status !== 200) throw apiError(path, status, body, answer.sent)
+    if (status !== 200) throw apiError(path, answer.response, body, answer.sent)
     return JSON.parse(body) as Record<string, unknown>
   }
 
   /**
    * Sends a write (`POST`, `PUT`, `PATCH`) with a JSON body; returns the status and the parsed
-   * body (a Kubernetes Status on errors). Never throws on an HTTP status; only when no response
-   * came. `signal` abandons the write (leadership lost, a deadline): the caller cannot know
-   * whether the server applied it, and must not act as if it had.
+   * body (a Kubernetes Status on errors). Never throws on an HTTP status; only when no whole
+   * response came within the request limit (bounded as a GET is) or before `signal`. `signal`
+   * abandons the write (leadership lost, a deadline): the caller cannot know whether the server
+   * applied it, and must not act as if it had.
    */
   async write(
     method: 'POST' | 'PUT' | 'PATCH',
@@ -130,20 +131,13 @@ export class KubeApi {
     } = {},
   ): Promise<{ status: number; body: Record<string, unknown> | undefined }> {
     const payload = Buffer.from(JSON.stringify(body), 'utf8')
-    const { signal } = options
-    let answer: Answer
-    let text: string
-    try {
-      answer = await this.#request(path, options.query ?? {}, this.#requestTimeoutMs, signal, {
-        method,
-        payload,
-        contentType: options.contentType ?? 'application/json',
-      })
-      text = await this.#readBody(answer.response, method, path)
-    } catch (error) {
-      if (signal?.aborted) throw new KubeApiError(`${method} ${path}: ${abortReason(signal)}`, 0)
-      throw error
-    }
+    const exchanged = await this.#exchange(method, path, options.query ?? {}, options.signal, {
+      method,
+      payload,
+      contentType: options.contentType ?? 'application/json',
+    })
+    const { answer } = exchanged
+    let text = exchanged.body
     const status = answer.response.statusCode ?? 0
     // A refusal's message is logged by the caller: without the credentials it may echo.
     if (status >= 400) text = redactCredentials(text, requestSecrets(answer.sent))
@@ -174,7 +168,7 @@ export class KubeApi {
     )
     if (response.statusCode !== 200) {
       const body = await this.#readBody(response, 'GET', path)
-      throw apiError(path, response.statusCode ?? 0, body, sent)
+      throw apiError(path, response, body, sent)
     }
     try {
       for await (const line of boundedLines(response, this.#maxLineBytes)) {
@@ -191,6 +185,50 @@ export class KubeApi {
     // A stream cut by an error or an abort ends the loop as well; tell it from a clean end.
     if (options.signal.aborted) throw new KubeApiError(`watch ${path}: aborted`, 0)
     if (!response.complete) throw new KubeApiError(`watch ${path}: connection lost`, 0)
+  }
+
+  /**
+   * One request and its whole body, within the request limit from the first byte sent to the
+   * last received: the socket's idle timeout alone lets a body trickled a byte at a time run on
+   * for ever. Past the limit the request and its response are dropped, with an error naming the
+   * request; `signal` (a caller's own deadline, or shutdown) ends it sooner.
+   */
+  async #exchange(
+    method: string,
+    path: string,
+    query: Query,
+    signal: AbortSignal | undefined,
+    write: Write | undefined,
+  ): Promise<{ answer: Answer; body: string }> {
+    const limitMs = this.#requestTimeoutMs
+    // One signal for both, without AbortSignal.any: the caller's signal may live as long as the
+    // process (a reflector's), and every request would hang another dependant on it.
+    const bounded = new AbortController()
+    // A step's own bound of the same length (no response, the proxy's CONNECT) says better what
+    // stalled, and reports first; this one ends what those cannot see, such as a trickle.
+    const timer = setTimeout(() => {
+      bounded.abort()
+    }, limitMs + STEP_BOUNDS_FIRST_MS)
+    const onAbort = () => {
+      bounded.abort()
+    }
+    if (signal?.aborted) bounded.abort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      const answer = await this.#request(path, query, limitMs, bounded.signal, write, {
+        retryUnauthorized: write === undefined,
+      })
+      return { answer, body: await this.#readBody(answer.response, method, path) }
+    } catch (error) {
+      if (signal?.aborted) throw new KubeApiError(`${method} ${path}: ${abortReason(signal)}`, 0)
+      // Not aborted by the caller: by the limit.
+      if (bounded.signal.aborted)
+        throw new KubeApiError(`${method} ${path}: no whole answer within ${limitMs} ms`, 0)
+      throw error
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+    }
   }
 
   /**
@@ -376,20 +414,23 @@ function newAgent(
 /**
  * An API error's message: the Status's, else the start of the body, without the credentials the
  * request carried or anything shaped like one (a proxy or server may echo them in a 401 or 403).
+ * The wait it asks for is the Status's `details.retryAfterSeconds`, else the `Retry-After` header
+ * in whole seconds (as client-go reads it; an HTTP date is not read).
  */
 function apiError(
   path: string,
-  status: number,
+  response: http.IncomingMessage,
   body: string,
   sent: https.RequestOptions,
 ): KubeApiError {
+  const status = response.statusCode ?? 0
   const secrets = requestSecrets(sent)
   let message: string | undefined
-  let retryAfterSeconds: number | undefined
+  let retryAfterSeconds = retryAfterHeader(response.headers['retry-after'])
   try {
     const parsed = JSON.parse(body) as { message?: unknown }
     if (typeof parsed.message === 'string') message = parsed.message
-    retryAfterSeconds = retryAfterOf(parsed)
+    retryAfterSeconds = retryAfterOf(parsed) ?? retryAfterSeconds
   } catch {
     // Not a Status object: keep the start of the body.
   }
@@ -399,4 +440,11 @@ function apiError(
       ? redactCredentials(body, secrets).slice(0, 300)
       : redactCredentials(message, secrets)
   return new KubeApiError(`GET ${path}: ${status} ${message}`, status, retryAfterSeconds)
+}
+
+/** `Retry-After: 7` as 7; anything else (absent, a date, 0) as no wait asked for. */
+function retryAfterHeader(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d+$/.test(value.trim())) return undefined
+  const seconds = Number(value.trim())
+  return seconds > 0 ? seconds : undefined
 }

@@ -4,6 +4,7 @@
  * holds one page of raw objects at a time.
  */
 
+import { isDnsLabel, isDnsSubdomain } from '../policy/kube/names.ts'
 import { isRecord } from '../policy/kube/object.ts'
 import type { KubeObject } from '../policy/kube/object.ts'
 import type { KubeApi } from './kube-api.ts'
@@ -20,8 +21,10 @@ export const MAX_LIST_PAGES = 10_000
 
 /**
  * An item of a list that cannot be an object as stored: not an object, or without the
- * `metadata.name` (and in a namespaced list `metadata.namespace`) every stored object has. Only a
- * broken or hostile API server sends one; it is handed over with why, never dropped.
+ * `metadata.name` (and in a namespaced list `metadata.namespace`) every stored object has, or with
+ * one the API server would never have stored (a namespace that is not a DNS-1123 label, a name
+ * that is not a DNS-1123 subdomain, as every kind read page by page requires). Only a broken or
+ * hostile API server sends one; it is handed over with why, never dropped.
  */
 export interface MalformedItem {
   /** Its position in the whole list, from 0. */
@@ -46,6 +49,8 @@ interface PageOptions {
   readonly namespaced: boolean
   readonly labelSelector?: string
   readonly limit?: number
+  /** Ends the read, a page under way or a wait between pages (a deadline). */
+  readonly signal?: AbortSignal | undefined
 }
 
 /**
@@ -54,7 +59,7 @@ interface PageOptions {
  * send the same pages again, forever) or more than MAX_LIST_PAGES pages.
  */
 export async function* listPages(
-  api: KubeApi,
+  api: Pick<KubeApi, 'get'>,
   path: string,
   options: PageOptions,
 ): AsyncGenerator<ListPage> {
@@ -65,11 +70,15 @@ export async function* listPages(
   do {
     if (seen.size >= MAX_LIST_PAGES)
       throw new Error(`the list did not end after ${MAX_LIST_PAGES} pages`)
-    const page = await api.get(path, {
-      limit: options.limit ?? LIST_PAGE_SIZE,
-      continue: token,
-      labelSelector: options.labelSelector,
-    })
+    const page = await api.get(
+      path,
+      {
+        limit: options.limit ?? LIST_PAGE_SIZE,
+        continue: token,
+        labelSelector: options.labelSelector,
+      },
+      options.signal,
+    )
     if (page === undefined) throw new Error(`GET ${path}: 404 not found`)
     if (!Array.isArray(page.items)) throw new Error(`GET ${path}: the answer is not a list`)
     const objects: KubeObject[] = []
@@ -105,10 +114,13 @@ export function itemProblem(item: unknown, namespaced: boolean): string | undefi
   if (!isRecord(metadata)) return 'metadata is not an object'
   if (!isName(metadata.name)) return 'no metadata.name'
   if (namespaced && !isName(metadata.namespace)) return 'no metadata.namespace'
+  if (!isDnsSubdomain(metadata.name)) return 'metadata.name is not a DNS-1123 subdomain'
+  if (namespaced && !isDnsLabel(String(metadata.namespace)))
+    return 'metadata.namespace is not a namespace name (a DNS-1123 label)'
   return undefined
 }
 
-function isName(value: unknown): boolean {
+function isName(value: unknown): value is string {
   return typeof value === 'string' && value !== ''
 }
 

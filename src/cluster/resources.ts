@@ -63,8 +63,20 @@ export function apiVersionOf(resource: ApiResource): string {
 }
 
 /**
+ * One segment of a request path, escaped: a name the API server sent (a discovery version or
+ * resource name) or a user gave may hold `/`, `?` or `#`, and escaped it stays one segment. `.`
+ * and `..` cannot be one, escaped or not (a URL removes them and the segment before, `%2E%2E`
+ * included), nor can the empty name: no Kubernetes name is any of them, so they are refused.
+ */
+export function pathSegment(name: string): string {
+  if (name === '' || name === '.' || name === '..')
+    throw new Error(`${JSON.stringify(name)} cannot be a segment of a request path`)
+  return encodeURIComponent(name)
+}
+
+/**
  * The REST path of a resource across all namespaces, in one namespace, or of one object when
- * given its name too (a cluster-scoped resource ignores the namespace).
+ * given its name too (a cluster-scoped resource ignores the namespace); every name in it escaped.
  */
 export function resourcePath(
   resource: ApiResource,
@@ -72,11 +84,12 @@ export function resourcePath(
 ): string {
   const base =
     resource.group === ''
-      ? `/api/${resource.version}`
-      : `/apis/${resource.group}/${resource.version}`
-  if (!object) return `${base}/${resource.plural}`
+      ? `/api/${pathSegment(resource.version)}`
+      : `/apis/${pathSegment(resource.group)}/${pathSegment(resource.version)}`
+  const plural = pathSegment(resource.plural)
+  if (!object) return `${base}/${plural}`
   const collection = resource.namespaced
-    ? `${base}/namespaces/${encodeURIComponent(object.namespace)}/${resource.plural}`
-    : `${base}/${resource.plural}`
-  return object.name === undefined ? collection : `${collection}/${encodeURIComponent(object.name)}`
+    ? `${base}/namespaces/${pathSegment(object.namespace)}/${plural}`
+    : `${base}/${plural}`
+  return object.name === undefined ? collection : `${collection}/${pathSegment(object.name)}`
 }

@@ -5,6 +5,7 @@
  */
 
 import type { KubeApi } from '../cluster/kube-api.ts'
+import { pathSegment } from '../cluster/resources.ts'
 
 export interface LeaseSpec {
   readonly holderIdentity?: string
@@ -54,8 +55,8 @@ export function kubeLeaseStore(
   namespace: string,
   name: string,
 ): LeaseStore {
-  const collection = `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`
-  const path = `${collection}/${name}`
+  const collection = `/apis/coordination.k8s.io/v1/namespaces/${pathSegment(namespace)}/leases`
+  const path = `${collection}/${pathSegment(name)}`
   return {
     get: async (signal) => {
       const body = await api.get(path, {}, signal)

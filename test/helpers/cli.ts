@@ -10,11 +10,14 @@ export interface CliResult {
   readonly stderr: string
 }
 
-/** `io` sets what a test changes: the environment (empty unless given), the exec plugin's bound. */
+/**
+ * `io` sets what a test changes: the environment (empty unless given), the exec plugin's bound,
+ * audit's least wait after a 429.
+ */
 export async function runCli(
   args: string[],
   stdin = '',
-  io: Partial<Pick<CliIo, 'env' | 'execTimeoutMs' | 'proxyStepTimeoutMs'>> = {},
+  io: Partial<Pick<CliIo, 'env' | 'execTimeoutMs' | 'proxyStepTimeoutMs' | 'throttleBackoff'>> = {},
 ): Promise<CliResult> {
   const stdout = new PassThrough()
   const stderr = new PassThrough()

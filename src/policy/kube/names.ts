@@ -9,6 +9,18 @@ const DNS1123_SUBDOMAIN_MAX = 253
 const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?'
 const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_LABEL}(\\.${DNS1123_LABEL})*$`)
 const SECRET_KEY = /^[-._a-zA-Z0-9]+$/
+const DNS1123_LABEL_MAX = 63
+const DNS1123_LABEL_ONLY = new RegExp(`^${DNS1123_LABEL}$`)
+
+/** A DNS-1123 subdomain (apimachinery's IsDNS1123Subdomain): what most kinds' names must be. */
+export function isDnsSubdomain(name: string): boolean {
+  return name.length <= DNS1123_SUBDOMAIN_MAX && DNS1123_SUBDOMAIN.test(name)
+}
+
+/** A DNS-1123 label (apimachinery's IsDNS1123Label): what a namespace's name must be. */
+export function isDnsLabel(name: string): boolean {
+  return name.length <= DNS1123_LABEL_MAX && DNS1123_LABEL_ONLY.test(name)
+}
 
 // apimachinery's own wording, so users read what the API server would say about a Secret name.
 const DNS1123_SUBDOMAIN_DETAIL =
