@@ -29,6 +29,7 @@ import type { ChildRun } from './child-run.ts'
 import { runChild } from './child-run.ts'
 import { median } from './stats.ts'
 import { startListServer } from './list-server.ts'
+import { kubeconfigText } from '../test/helpers/kubeconfig.ts'
 import { CONFIG_KINDS, configCount } from './population.ts'
 import { machineBusySeconds } from './proc.ts'
 
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
   )
   try {
     const kubeconfig = join(tmp, 'kubeconfig')
-    await writeFile(kubeconfig, kubeconfigFor(cluster.url, ca))
+    await writeFile(kubeconfig, kubeconfigText(cluster.url, { ca }))
     const planted = plantedDefects(SERVERS)
     log(
       `${SERVERS} MCPServers, ${cluster.objects} objects listed (with the foreign ones), ${planted.size} planted defects; ${RUNS} round(s); ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(1)}`,
@@ -204,23 +205,6 @@ function summarise(
   const baselineItems = runs[0]?.baseline.stdout.trim() ?? ''
   lines.push(`baseline read: ${baselineItems}`)
   return { text: `${lines.join('\n')}\n`, ok }
-}
-
-function kubeconfigFor(server: string, ca: string): string {
-  // JSON is YAML; a token the stand-in never checks, as a user's kubeconfig carries one.
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      {
-        name: 'stand-in',
-        cluster: { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') },
-      },
-    ],
-    users: [{ name: 'bench', user: { token: 'bench' } }],
-    contexts: [{ name: 'bench', context: { cluster: 'stand-in', user: 'bench' } }],
-    'current-context': 'bench',
-  })
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`

@@ -27,6 +27,7 @@ import { createDevCertificates } from '../src/http/dev-certs.ts'
 import type { KubeObject } from '../src/policy/kube/object.ts'
 import type { Collection } from './list-server.ts'
 import { startListServer } from './list-server.ts'
+import { kubeconfigText } from '../test/helpers/kubeconfig.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const SAMPLES = [
@@ -87,23 +88,6 @@ function collections(objects: readonly KubeObject[]): Map<string, Collection> {
   )
 }
 
-function kubeconfigFor(server: string, ca: string): string {
-  // JSON is YAML; a token the stand-in never checks, as a user's kubeconfig carries one.
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      {
-        name: 'stand-in',
-        cluster: { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') },
-      },
-    ],
-    users: [{ name: 'try', user: { token: 'try' } }],
-    contexts: [{ name: 'try', context: { cluster: 'stand-in', user: 'try' } }],
-    'current-context': 'try',
-  })
-}
-
 /** Runs the built CLI, its table shown as it comes; resolves with its exit code and stdout. */
 function audit(kubeconfig: string): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
@@ -151,7 +135,7 @@ async function main(): Promise<number> {
   )
   try {
     const kubeconfig = join(tmp, 'kubeconfig')
-    await writeFile(kubeconfig, kubeconfigFor(cluster.url, ca), { mode: 0o600 })
+    await writeFile(kubeconfig, kubeconfigText(cluster.url, { ca }), { mode: 0o600 })
     process.stderr.write(
       `try:audit: a stand-in API server at ${cluster.url} serves ${cluster.objects} objects, ${PLANTED.length} with planted findings; running: mcp-admission audit --kubeconfig ${kubeconfig}\n\n`,
     )

@@ -13,6 +13,7 @@ import { VIEW_RESOURCES } from '../../src/cluster/resources.ts'
 import { MAX_THROTTLED_RETRIES } from '../../src/cluster/throttled-reads.ts'
 import { runCli } from '../helpers/cli.ts'
 import { discoveryAnswer } from '../helpers/discovery-documents.ts'
+import { kubeconfigText } from '../helpers/kubeconfig.ts'
 import { loopbackServer } from '../helpers/loopback-server.ts'
 import { NAMESPACE, workload } from '../helpers/proxy.ts'
 
@@ -49,14 +50,7 @@ async function fakeCluster(t: Test): Promise<Fake> {
   })
   const server = `http://127.0.0.1:${port}`
   const dir = t.testdir({
-    kubeconfig: JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'u', user: { token: 'jwt' } }],
-      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
-      'current-context': 'x',
-    }),
+    kubeconfig: kubeconfigText(server),
   })
   return { kubeconfig: join(dir, 'kubeconfig'), server, handlers, requests }
 }
