@@ -18,6 +18,7 @@
 
 import { createDecide } from '../admission/decide.ts'
 import { KubeApi } from '../cluster/kube-api.ts'
+import type { KubeApiError } from '../cluster/kube-api.ts'
 import { waitingOutThrottling } from '../cluster/throttled-reads.ts'
 import { discoverServedKinds } from '../cluster/kind-discovery.ts'
 import { MemoryView } from '../cluster/memory-view.ts'
@@ -59,6 +60,9 @@ interface AuditOptions {
  */
 export const AUDIT_REQUEST_TIMEOUT = '60s'
 
+/** A wait for a 429 this long or longer is said on standard error. */
+const NOTICED_WAIT_MS = 1_000
+
 /** The selectors of the webhooks' objectSelectors: what they are sent is what is audited. */
 const RUNCONFIG_SELECTOR = `${RUNCONFIG_COMPONENT_LABEL} in (${RUNCONFIG_COMPONENTS.join(',')})`
 const PROXY_SELECTOR = 'toolhive=true'
@@ -70,10 +74,21 @@ export async function auditCommand(options: AuditOptions, io: CliIo): Promise<nu
     requestTimeoutMs: options.requestTimeout.ms,
     proxyStepTimeoutMs: io.proxyStepTimeoutMs,
   })
-  const reads = waitingOutThrottling(api, io.throttleBackoff ? { backoff: io.throttleBackoff } : {})
   const progress = auditProgress(io.stderr)
   // What is being read, for the line that says the audit ran out of time.
   let reading = 'API discovery'
+  // A wait a person would notice is said on standard error (never in the report itself).
+  const onWait = (_error: KubeApiError, waitMs: number) => {
+    if (waitMs < NOTICED_WAIT_MS) return
+    progress.done()
+    io.stderr.write(
+      `mcp-admission: ${credentials.server} is throttling reads (429): reading ${reading} again in ${Math.ceil(waitMs / 1000)} s\n`,
+    )
+  }
+  const reads = waitingOutThrottling(api, {
+    onWait,
+    ...(io.throttleBackoff ? { backoff: io.throttleBackoff } : {}),
+  })
   try {
     const served = await discoverServedKinds(reads, deadline.signal).catch((error: unknown) => {
       throw unreachable(credentials, 'read API discovery', error)

@@ -140,7 +140,11 @@ t.test('a 429 on a page is waited out: the audit completes, exit as normal', asy
   const started = Date.now()
   const result = await runCli(['audit', '--kubeconfig', fake.kubeconfig])
   t.equal(result.code, 0)
-  t.equal(result.stderr, '')
+  t.equal(
+    result.stderr,
+    `mcp-admission: ${fake.server} is throttling reads (429): reading the list of mcpservers again in 1 s\n`,
+    'a wait a person notices is said',
+  )
   t.match(result.stdout, /\nMCPServer +1 +0 +0 +0 +0 +1\n/)
   t.ok(Date.now() - started >= 1_000, 'the Retry-After second was waited')
   t.equal(fake.requests.filter((path) => path === SERVERS).length, 2)
@@ -161,6 +165,7 @@ t.test('a 429 on discovery is waited out too', async (t) => {
     throttleBackoff: FAST,
   })
   t.equal(result.code, 0)
+  t.equal(result.stderr, '', 'waits too short to notice are not said')
   t.equal(fake.requests.filter((path) => path === group).length, 3)
 })
 
@@ -198,7 +203,8 @@ t.test('--timeout ends the audit: exit 2, one line saying what it was reading', 
   t.equal(waiting.code, 2)
   t.equal(
     waiting.stderr,
-    `mcp-admission: audit ran out of time: --timeout 1 passed while reading API discovery from ${fake.server}\n`,
+    `mcp-admission: ${fake.server} is throttling reads (429): reading API discovery again in 60 s\n` +
+      `mcp-admission: audit ran out of time: --timeout 1 passed while reading API discovery from ${fake.server}\n`,
   )
   t.ok(Date.now() - started < 10_000, 'not the minute asked for')
 })
