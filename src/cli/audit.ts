@@ -72,6 +72,7 @@ export async function auditCommand(options: AuditOptions, io: CliIo): Promise<nu
   const credentials = await clusterCredentials('audit', options.kubeconfig, io)
   const api = new KubeApi(credentials, {
     requestTimeoutMs: options.requestTimeout.ms,
+    wholeRequestTimeoutMs: options.requestTimeout.ms,
     proxyStepTimeoutMs: io.proxyStepTimeoutMs,
   })
   const progress = auditProgress(io.stderr)

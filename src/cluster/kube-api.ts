@@ -23,6 +23,14 @@ import { BODY_MAX_BYTES, WATCH_LINE_MAX_BYTES, boundedLines, readBody } from './
  */
 const STEP_BOUNDS_FIRST_MS = 100
 
+/**
+ * The whole-request bound unless one is given: the API server's own default for a request
+ * (kube-apiserver `--request-timeout`, one minute), past which it has ended a request itself. A
+ * large list page over a slow link must still be read whole: the reflectors' lists (a page of
+ * 500 proxy Deployments is some 10 MiB) are what readiness waits for.
+ */
+export const WHOLE_REQUEST_TIMEOUT_MS = 60_000
+
 /** An API error with the HTTP status, or 0 when no response arrived. */
 export class KubeApiError extends Error {
   override name = 'KubeApiError'
@@ -60,10 +68,16 @@ export interface WatchEvent {
 
 interface KubeApiOptions {
   /**
-   * Per-request limit of a GET or a write, its whole answer included (live reads sit on the
-   * admission path); for a watch, the stream's idle timeout is given with each watch instead.
+   * How long a GET or a write may wait for its response, and then between two reads of its body;
+   * for a watch, the stream's idle timeout is given with each watch instead.
    */
   readonly requestTimeoutMs?: number
+  /**
+   * The most a GET or a write may take as a whole, its body's last byte included (a body trickled
+   * a byte at a time never trips the idle bound); at least `requestTimeoutMs`, and
+   * WHOLE_REQUEST_TIMEOUT_MS unless given. Live reads have their own, shorter deadline.
+   */
+  readonly wholeRequestTimeoutMs?: number
   /** The most a body may hold; BODY_MAX_BYTES unless a test says otherwise. */
   readonly maxBodyBytes?: number
   /** The most a watch event may hold; WATCH_LINE_MAX_BYTES unless a test says otherwise. */
@@ -83,6 +97,7 @@ type Query = Readonly<Record<string, string | number | boolean | undefined>>
 export class KubeApi {
   readonly #credentials: ClusterCredentials
   readonly #requestTimeoutMs: number
+  readonly #wholeRequestTimeoutMs: number
   readonly #maxBodyBytes: number
   readonly #maxLineBytes: number
   readonly #proxyStepTimeoutMs: number | undefined
@@ -91,6 +106,10 @@ export class KubeApi {
   constructor(credentials: ClusterCredentials, options: KubeApiOptions = {}) {
     this.#credentials = credentials
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 5_000
+    this.#wholeRequestTimeoutMs = Math.max(
+      options.wholeRequestTimeoutMs ?? WHOLE_REQUEST_TIMEOUT_MS,
+      this.#requestTimeoutMs,
+    )
     this.#maxBodyBytes = options.maxBodyBytes ?? BODY_MAX_BYTES
     this.#maxLineBytes = options.maxLineBytes ?? WATCH_LINE_MAX_BYTES
     this.#proxyStepTimeoutMs = options.proxyStepTimeoutMs
@@ -188,10 +207,10 @@ export class KubeApi {
   }
 
   /**
-   * One request and its whole body, within the request limit from the first byte sent to the
-   * last received: the socket's idle timeout alone lets a body trickled a byte at a time run on
-   * for ever. Past the limit the request and its response are dropped, with an error naming the
-   * request; `signal` (a caller's own deadline, or shutdown) ends it sooner.
+   * One request and its whole body, within the whole-request limit from the first byte sent to
+   * the last received: the socket's idle timeout alone lets a body trickled a byte at a time run
+   * on for ever. Past the limit the request and its response are dropped, with an error naming
+   * the request; `signal` (a caller's own deadline, or shutdown) ends it sooner.
    */
   async #exchange(
     method: string,
@@ -200,7 +219,7 @@ export class KubeApi {
     signal: AbortSignal | undefined,
     write: Write | undefined,
   ): Promise<{ answer: Answer; body: string }> {
-    const limitMs = this.#requestTimeoutMs
+    const limitMs = this.#wholeRequestTimeoutMs
     // One signal for both, without AbortSignal.any: the caller's signal may live as long as the
     // process (a reflector's), and every request would hang another dependant on it.
     const bounded = new AbortController()
@@ -215,9 +234,16 @@ export class KubeApi {
     if (signal?.aborted) bounded.abort()
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      const answer = await this.#request(path, query, limitMs, bounded.signal, write, {
-        retryUnauthorized: write === undefined,
-      })
+      const answer = await this.#request(
+        path,
+        query,
+        this.#requestTimeoutMs,
+        bounded.signal,
+        write,
+        {
+          retryUnauthorized: write === undefined,
+        },
+      )
       return { answer, body: await this.#readBody(answer.response, method, path) }
     } catch (error) {
       if (signal?.aborted) throw new KubeApiError(`${method} ${path}: ${abortReason(signal)}`, 0)

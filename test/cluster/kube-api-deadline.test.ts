@@ -18,7 +18,7 @@ const LIMIT_MS = 400
 
 async function apiFor(t: Test, handler: RequestListener): Promise<KubeApi> {
   const port = await loopbackServer(t, handler)
-  const api = loopbackKubeApi(port, { requestTimeoutMs: LIMIT_MS })
+  const api = loopbackKubeApi(port, { requestTimeoutMs: LIMIT_MS, wholeRequestTimeoutMs: LIMIT_MS })
   t.teardown(() => {
     api.close()
   })
@@ -35,6 +35,32 @@ function trickle(response: ServerResponse, dropped: () => void): void {
     dropped()
   })
 }
+
+t.test(
+  'a body that keeps coming is read past the idle bound, up to the whole-request one',
+  async (t) => {
+    // The service's reflectors list large pages: a slow link is not a broken server (the idle
+    // bound is 5 s, the whole request's a minute, as the API server's own).
+    const port = await loopbackServer(t, (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.write('{"items":[')
+      let sent = 0
+      const timer = setInterval(() => {
+        if (++sent < 12) {
+          response.write(' ')
+          return
+        }
+        clearInterval(timer)
+        response.end(']}')
+      }, 50)
+    })
+    const api = loopbackKubeApi(port, { requestTimeoutMs: 200 })
+    t.teardown(() => {
+      api.close()
+    })
+    t.same(await api.get('/api/v1/configmaps'), { items: [] }, 'read whole after 600 ms')
+  },
+)
 
 for (const method of ['GET', 'PATCH'] as const) {
   t.test(`a ${method} whose body trickles fails at the request limit`, async (t) => {
