@@ -1,12 +1,18 @@
-/** `audit -o openreports` output for planted findings, without a cluster to audit. */
+/** `audit -o openreports` (or `-o policyreport`) output for planted findings, without a cluster to audit. */
 
 import { Writable } from 'node:stream'
 import { AuditSummary } from '../../src/cli/audit-findings.ts'
 import type { AuditFinding } from '../../src/cli/audit-findings.ts'
 import { openReports } from '../../src/cli/openreports.ts'
+import type { ReportApi } from '../../src/cli/openreports.ts'
 
-/** The Report (YAML) of `count` MCPServers in `namespace`, each warned about with `text`. */
-export function warnedReport(text: string, count: number, namespace = 'team'): string {
+/** The Reports (YAML) of `count` MCPServers in `namespace`, each warned about with `text`. */
+export function warnedReport(
+  text: string,
+  count: number,
+  namespace = 'team',
+  api: ReportApi = 'openreports',
+): string {
   const chunks: string[] = []
   const out = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -20,7 +26,7 @@ export function warnedReport(text: string, count: number, namespace = 'team'): s
       callback(new Error(`unexpected notice: ${chunk.toString('utf8')}`))
     },
   })
-  const writer = openReports(out, new Date('2026-11-29T00:00:00Z'), notices)
+  const writer = openReports(out, { api, now: new Date('2026-11-29T00:00:00Z') }, notices)
   const summary = new AuditSummary()
   for (let i = 0; i < count; i++) {
     const finding: AuditFinding = {
@@ -29,6 +35,7 @@ export function warnedReport(text: string, count: number, namespace = 'team'): s
         kind: 'MCPServer',
         namespace,
         name: `s-${i}`,
+        uid: `uid-${i}`,
       },
       result: 'warn',
       rule: 'workload',
