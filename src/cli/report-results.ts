@@ -15,7 +15,7 @@ export const REPORT_SOURCE = 'mcp-admission'
 export const REPORT_CATEGORY = 'ToolHive'
 /** The property Policy Reporter takes a result's id from instead of hashing its fields. */
 export const RESULT_ID_PROPERTY = 'resultID'
-/** An item that could not be audited has no rule: it is filed under the tool's own name. */
+/** An item that could not be audited has no rule: it is filed under the tool's own name, as high. */
 const NO_RULE_POLICY = REPORT_SOURCE
 const UNAUDITABLE_SEVERITY: Severity = 'high'
 const PASS_MESSAGE = 'a write now would be admitted unchanged'
@@ -92,14 +92,7 @@ export function reportResults(finding: AuditFinding, context: ResultContext): Re
     ...finding.warnings.map((message) => make('warn', message)),
     ...(finding.error === undefined
       ? []
-      : [
-          make(
-            'error',
-            `could not be audited: ${finding.error}`,
-            {},
-            severity ?? UNAUDITABLE_SEVERITY,
-          ),
-        ]),
+      : [make('error', `could not be audited: ${finding.error}`, {}, UNAUDITABLE_SEVERITY)]),
   ]
 }
 
@@ -127,7 +120,8 @@ export function resultId(
     result,
     message,
     ...Object.entries(properties)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      // Keys of one object are never equal.
+      .sort(([a], [b]) => (a < b ? -1 : 1))
       .flat(),
   ]
   // JSON keeps the fields apart: no two lists of strings give the same text.
