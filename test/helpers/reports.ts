@@ -49,3 +49,63 @@ export function warnedReport(
   writer.end(summary)
   return chunks.join('')
 }
+
+/**
+ * The Reports (YAML) of one finding of each kind in `namespace` (denied, patched, warned, could
+ * not be audited, clean), with `clusterName`: every field a result can have.
+ */
+export function mixedReport(namespace: string, api: ReportApi, clusterName?: string): string {
+  const chunks: string[] = []
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk.toString('utf8'))
+      callback()
+    },
+  })
+  const writer = openReports(
+    out,
+    { api, now: new Date('2026-11-29T00:00:00Z'), clusterName },
+    new Writable({
+      write(_chunk, _encoding, callback) {
+        callback()
+      },
+    }),
+  )
+  const subject = (kind: string, name: string) => ({
+    apiVersion: kind === 'ConfigMap' ? 'v1' : 'toolhive.stacklok.dev/v1beta1',
+    kind,
+    namespace,
+    name,
+    uid: `${name}-uid`,
+    resourceVersion: '42',
+  })
+  const none = { violations: [], changes: [], warnings: [] }
+  const findings: AuditFinding[] = [
+    {
+      ...none,
+      subject: subject('MCPWebhookConfig', 'denied'),
+      result: 'deny',
+      rule: 'webhook-config',
+      violations: ['spec.x: <not> & "valid"'],
+    },
+    {
+      ...none,
+      subject: subject('ConfigMap', 'patched'),
+      result: 'patch',
+      rule: 'runconfig-content-checksum',
+      changes: [{ op: 'add', path: '/metadata/annotations/x', meanings: ['checksum missing'] }],
+    },
+    {
+      ...none,
+      subject: subject('MCPServer', 'warned'),
+      result: 'warn',
+      rule: 'workload',
+      warnings: ['spec.replicas: ignored'],
+    },
+    { ...none, subject: subject('MCPServer', 'broken'), result: 'error', error: 'no spec' },
+    { ...none, subject: subject('MCPServer', 'clean'), result: 'clean', rule: 'workload' },
+  ]
+  for (const finding of findings) writer.add(finding)
+  writer.end(new AuditSummary())
+  return chunks.join('')
+}
