@@ -1,17 +1,23 @@
 /**
  * The outputs of `audit`: a table for people (each finding as it comes, then a line per kind),
- * one JSON document, or OpenReports `Report`s for `kubectl apply -f -`. The table and JSON stream:
- * only the OpenReports output holds findings (grouped by namespace) until the end.
+ * one JSON document, or OpenReports `Report`s or `PolicyReport`s for `kubectl apply -f -`. The
+ * table and JSON stream: only the report outputs hold findings (grouped by namespace) until the end.
  */
 
 import type { Writable } from 'node:stream'
 import { terminalText } from '../policy/messages/render.ts'
 import { AUDIT_RESULTS } from './audit-findings.ts'
 import type { AuditFinding, AuditSummary } from './audit-findings.ts'
-import { openReports } from './openreports.ts'
+import { REPORT_APIS, openReports } from './openreports.ts'
+import type { ReportApi } from './openreports.ts'
 
-export const AUDIT_OUTPUTS = ['table', 'json', 'openreports'] as const
+export const AUDIT_OUTPUTS = ['table', 'json', 'openreports', 'policyreport'] as const
 export type AuditOutput = (typeof AUDIT_OUTPUTS)[number]
+
+/** The outputs that are reports (openreports.ts). */
+export function isReportOutput(output: AuditOutput): output is ReportApi {
+  return output in REPORT_APIS
+}
 
 export interface AuditWriter {
   /** Reports one object (clean ones too: a report counts them). */
@@ -20,15 +26,21 @@ export interface AuditWriter {
   end(summary: AuditSummary): void
 }
 
+/** What the report outputs say beyond the findings: when the audit ran, and of which cluster. */
+export interface AuditWriterContext {
+  readonly now: Date
+  readonly clusterName?: string | undefined
+}
+
 /** `notices` (standard error) hears of what an output could not hold (openreports.ts). */
 export function auditWriter(
   output: AuditOutput,
   out: Writable,
-  now: Date,
+  context: AuditWriterContext,
   notices: Writable,
 ): AuditWriter {
   if (output === 'json') return jsonWriter(out)
-  if (output === 'openreports') return openReports(out, now, notices)
+  if (isReportOutput(output)) return openReports(out, { api: output, ...context }, notices)
   return tableWriter(out)
 }
 

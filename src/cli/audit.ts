@@ -48,6 +48,8 @@ export interface GivenDuration {
 interface AuditOptions {
   readonly kubeconfig?: string | undefined
   readonly output: AuditOutput
+  /** `--cluster-name`: labels the reports and is in each result's properties. */
+  readonly clusterName?: string | undefined
   /** Each request's limit, from its first byte sent to its answer's last byte received. */
   readonly requestTimeout: GivenDuration
   /** The whole audit's, if given: none by default, as a cluster of any size is read to its end. */
@@ -96,7 +98,12 @@ export async function auditCommand(options: AuditOptions, io: CliIo): Promise<nu
     })
     const view = new MemoryView([], { serves: (kind) => served.has(kind) })
     const decide = createDecide({ view })
-    const writer = auditWriter(options.output, io.stdout, new Date(), io.stderr)
+    const writer = auditWriter(
+      options.output,
+      io.stdout,
+      { now: new Date(), clusterName: options.clusterName },
+      io.stderr,
+    )
     const summary = new AuditSummary()
     const add = (finding: AuditFinding) => {
       summary.add(finding)

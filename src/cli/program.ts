@@ -8,11 +8,12 @@ import { readFileSync } from 'node:fs'
 import { WEBHOOKS } from '../admission/review.ts'
 import type { WebhookName } from '../admission/review.ts'
 import { ObjectFileError } from '../cluster/load-objects.ts'
+import { isLabelValue } from '../policy/kube/names.ts'
 import { renderText } from '../policy/messages/render.ts'
 import { AUDIT_REQUEST_TIMEOUT, auditCommand } from './audit.ts'
 import type { GivenDuration } from './audit.ts'
 import { AUDIT_HELP } from './audit-help.ts'
-import { AUDIT_OUTPUTS } from './audit-output.ts'
+import { AUDIT_OUTPUTS, isReportOutput } from './audit-output.ts'
 import type { AuditOutput } from './audit-output.ts'
 import { CHECK_OUTPUTS, checkCommand } from './check.ts'
 import { TOOLHIVE_GROUP } from '../policy/kinds.ts'
@@ -216,10 +217,16 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     .addOption(
       new Option(
         '-o, --output <format>',
-        'a table, one JSON document, or OpenReports Reports for kubectl apply -f -',
+        'a table, one JSON document, or OpenReports Reports (openreports) or PolicyReports (policyreport) for kubectl apply -f -',
       )
         .choices(AUDIT_OUTPUTS)
         .default('table'),
+    )
+    .addOption(
+      new Option(
+        '--cluster-name <name>',
+        'with -o openreports or policyreport: a label on each report and a property of each result (a label value)',
+      ).argParser(givenClusterName),
     )
     .addOption(
       new Option(
@@ -240,9 +247,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       async (options: {
         kubeconfig?: string
         output: AuditOutput
+        clusterName?: string
         requestTimeout: GivenDuration
         timeout?: GivenDuration
       }) => {
+        // Said, not ignored: a table or JSON has no place for it.
+        if (options.clusterName !== undefined && !isReportOutput(options.output))
+          throw new UsageError(
+            `--cluster-name is for -o openreports or -o policyreport, not -o ${options.output}`,
+          )
         exitCode = await auditCommand(options, io)
       },
     )
@@ -281,6 +294,15 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     }
     throw error
   }
+}
+
+/** `--cluster-name`: a label value, as the reports carry it in a label. */
+function givenClusterName(text: string): string {
+  if (!isLabelValue(text) || text === '')
+    throw new InvalidArgumentError(
+      `${JSON.stringify(text)} is not a label value (at most 63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit)`,
+    )
+  return text
 }
 
 /**

@@ -261,11 +261,20 @@ t.test('an object no API server could have stored is an error, and in no Report'
   const reports = await runCli(['audit', '--kubeconfig', fake.kubeconfig, '-o', 'openreports'])
   t.equal(reports.code, 1)
   const documents = parseAllDocuments(reports.stdout).map(
-    (d) => d.toJS() as { metadata: { namespace: string }; summary: object; results?: unknown[] },
+    (d) =>
+      d.toJS() as {
+        metadata: { namespace: string }
+        summary: object
+        results: { result: string; resources: { name: string }[] }[]
+      },
   )
   t.same(
-    documents.map((report) => [report.metadata.namespace, report.summary, report.results]),
-    [[NAMESPACE, { pass: 1, fail: 0, warn: 0, error: 0, skip: 0 }, []]],
+    documents.map((report) => [
+      report.metadata.namespace,
+      report.summary,
+      report.results.map((result) => [result.result, result.resources[0]?.name]),
+    ]),
+    [[NAMESPACE, { pass: 1, fail: 0, warn: 0, error: 0, skip: 0 }, [['pass', 'good']]]],
     'only the valid namespace has a Report, with only the object it can name',
   )
   t.same(reports.stderr.split('\n'), [

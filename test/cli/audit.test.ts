@@ -249,7 +249,7 @@ t.test('-o json: the findings and a summary per kind', async (t) => {
 })
 
 t.test(
-  '-o openreports: one Report per namespace, failures listed, clean objects counted',
+  '-o openreports: one Report per namespace, failures listed, then clean objects as passes',
   async (t) => {
     const fake = await plantedCluster(t)
     const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
@@ -261,7 +261,7 @@ t.test(
       'openreports',
     ])
     t.equal(result.code, 1)
-    const reports = parseAllDocuments(result.stdout).map((d) => d.toJS() as Record<string, unknown>)
+    const reports = parseAllDocuments(result.stdout).map((d) => d.toJS() as Record<string, any>)
     t.equal(reports.length, 1)
     t.match(reports[0], {
       apiVersion: 'openreports.io/v1alpha1',
@@ -271,27 +271,84 @@ t.test(
       summary: { pass: 5, fail: 3, warn: 0, error: 0, skip: 0 },
       results: [
         {
-          policy: 'mcp-admission',
-          rule: 'webhook-config',
+          policy: 'webhook-config',
+          category: 'ToolHive',
           result: 'fail',
           severity: 'high',
           message: /^would be denied: spec\.validating\[0\]\.url/,
           resources: [{ kind: 'MCPWebhookConfig', name: 'broken', uid: 'broken-uid' }],
+          properties: { outcome: 'denied', resultID: /^[0-9a-f]{32}$/ },
         },
         {
-          rule: 'runconfig-content-checksum',
+          policy: 'runconfig-content-checksum',
           message: /^would be patched: content checksum missing/,
         },
         {
-          rule: 'proxy-deployment',
+          policy: 'proxy-deployment',
           message:
             'would be patched: RunConfig checksum stale: pods did not roll after the RunConfig changed',
           properties: { outcome: 'patched', operation: 'replace' },
         },
       ],
     })
+    const results = reports[0]!['results'] as Record<string, any>[]
+    t.same(
+      results.map((r) => r['result']),
+      ['fail', 'fail', 'fail', 'pass', 'pass', 'pass', 'pass', 'pass'],
+      'the five clean objects listed as passes',
+    )
+    t.notOk(
+      results.some((r) => 'rule' in r),
+      'the rule is the policy: no rule of its own',
+    )
   },
 )
+
+t.test('-o policyreport --cluster-name: PolicyReports labelled with the cluster', async (t) => {
+  const fake = await plantedCluster(t)
+  const dir = t.testdir({ kubeconfig: kubeconfig(fake.server) })
+  const result = await runCli([
+    'audit',
+    '--kubeconfig',
+    join(dir, 'kubeconfig'),
+    '-o',
+    'policyreport',
+    '--cluster-name',
+    'prod-eu',
+  ])
+  t.equal(result.code, 1)
+  const [report] = parseAllDocuments(result.stdout).map((d) => d.toJS() as Record<string, any>)
+  t.match(report, {
+    apiVersion: 'wgpolicyk8s.io/v1alpha2',
+    kind: 'PolicyReport',
+    metadata: { labels: { 'mcp-admission.toolhive.stacklok.dev/cluster': 'prod-eu' } },
+    summary: { pass: 5, fail: 3 },
+  })
+  t.notOk('source' in report!, 'the PolicyReport CRD has no top-level source')
+  t.ok(
+    (report!['results'] as { properties: Record<string, string> }[]).every(
+      (r) => r.properties['cluster'] === 'prod-eu',
+    ),
+  )
+})
+
+t.test('--cluster-name is a label value, and only for the report outputs', async (t) => {
+  for (const [args, message] of [
+    [['--cluster-name', 'no spaces'], /"no spaces" is not a label value/],
+    [['--cluster-name', ''], /"" is not a label value/],
+    [['--cluster-name', 'a'.repeat(64)], /is not a label value/],
+    [
+      ['--cluster-name', 'prod'],
+      /--cluster-name is for -o openreports or -o policyreport, not -o table/,
+    ],
+    [['--cluster-name', 'prod', '-o', 'json'], /not -o json/],
+  ] as const) {
+    const result = await runCli(['audit', '--kubeconfig', '/nonexistent', ...args])
+    t.equal(result.code, 2, args.join(' '))
+    t.match(result.stderr, message)
+    t.equal(result.stdout, '')
+  }
+})
 
 t.test('a cluster that cannot be read is one line and exit 2', async (t) => {
   // Port 1 on loopback: nothing listens there.

@@ -68,7 +68,7 @@ t.test(
       code: 2,
       stdout: '',
       stderr:
-        "mcp-admission: option '-o, --output <format>' argument 'xml' is invalid. Allowed choices are table, json, openreports.\n",
+        "mcp-admission: option '-o, --output <format>' argument 'xml' is invalid. Allowed choices are table, json, openreports, policyreport.\n",
     })
   },
 )

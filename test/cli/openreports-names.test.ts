@@ -36,7 +36,11 @@ function warned(namespace: string, name: string): AuditFinding {
 t.test('a finding no Report can hold is a line on standard error', async (t) => {
   const out = sink()
   const notices = sink()
-  const writer = openReports(out.stream, new Date('2026-11-29T00:00:00Z'), notices.stream)
+  const writer = openReports(
+    out.stream,
+    { api: 'openreports', now: new Date('2026-11-29T00:00:00Z') },
+    notices.stream,
+  )
   for (const finding of [
     warned('team', 'ok'),
     warned('Team', 'x'),
@@ -79,7 +83,11 @@ t.test('a finding no Report can hold is a line on standard error', async (t) => 
 t.test('an error finding with a valid namespace and name is a result of its Report', async (t) => {
   const out = sink()
   const notices = sink()
-  const writer = openReports(out.stream, new Date('2026-11-29T00:00:00Z'), notices.stream)
+  const writer = openReports(
+    out.stream,
+    { api: 'openreports', now: new Date('2026-11-29T00:00:00Z') },
+    notices.stream,
+  )
   writer.add({ ...warned('team', 'x'), result: 'error', warnings: [], error: 'unreadable' })
   writer.end(new AuditSummary())
   const [report] = parseAllDocuments(out.text()).map((d) => d.toJS() as Record<string, unknown>)

@@ -7,7 +7,7 @@
 
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
-import { MAX_RESULT_BYTES, OMITTED_ANNOTATION, goJsonBytes } from '../../src/cli/openreports.ts'
+import { MAX_RESULT_BYTES, goJsonBytes } from '../../src/cli/openreports.ts'
 import { warnedReport } from '../helpers/reports.ts'
 
 /** The API server's bound on all of an object's annotations together. */
@@ -22,8 +22,10 @@ t.test('bytes as Go encodes JSON', async (t) => {
   t.equal(goJsonBytes({ k: 'é' }), Buffer.byteLength('{"k":"é"}'))
 })
 
-function reportOf(text: string, count: number): Record<string, any> {
-  return parseAllDocuments(warnedReport(text, count))[0]!.toJS() as Record<string, any>
+function reportsOf(text: string, count: number): Record<string, any>[] {
+  return parseAllDocuments(warnedReport(text, count)).map(
+    (document) => document.toJS() as Record<string, any>,
+  )
 }
 
 for (const [what, text] of [
@@ -31,18 +33,31 @@ for (const [what, text] of [
   ['text Go escapes', '<&>'.repeat(300)],
   ['four-byte characters', '😀'.repeat(500)],
 ] as const) {
-  t.test(`a Report of ${what} stays within the annotation bound`, async (t) => {
-    const report = reportOf(text, 400)
-    // The whole object as kubectl would store it, beside its own annotation key.
-    const stored = goJsonBytes(report) + 'kubectl.kubernetes.io/last-applied-configuration'.length
-    t.ok(stored <= ANNOTATIONS_BYTES, `${stored} bytes`)
-    const listed = report['results'].length
-    t.ok(listed > 0 && listed < 400, `${listed} listed`)
-    t.ok(
-      report['results'].reduce((sum: number, r: unknown) => sum + goJsonBytes(r), 0) <=
-        MAX_RESULT_BYTES,
+  t.test(`Reports of ${what} stay within the annotation bound, split and numbered`, async (t) => {
+    const reports = reportsOf(text, 400)
+    t.ok(reports.length > 1, `${reports.length} Reports`)
+    t.same(
+      reports.map((report) => report['metadata'].name),
+      reports.map((_, i) => (i === 0 ? 'mcp-admission' : `mcp-admission-${i + 1}`)),
     )
-    t.equal(report['metadata'].annotations[OMITTED_ANNOTATION], String(400 - listed))
-    t.equal(report['summary'].warn, 400, 'every result counted')
+    for (const report of reports) {
+      // The whole object as kubectl would store it, beside its own annotation key.
+      const stored = goJsonBytes(report) + 'kubectl.kubernetes.io/last-applied-configuration'.length
+      t.ok(stored <= ANNOTATIONS_BYTES, `${stored} bytes`)
+      t.ok(
+        report['results'].reduce((sum: number, r: unknown) => sum + goJsonBytes(r), 0) <=
+          MAX_RESULT_BYTES,
+      )
+      t.equal(report['summary'].warn, report['results'].length, 'each counts what it lists')
+      t.equal(report['metadata'].annotations, undefined, 'nothing left unlisted')
+    }
+    const names = reports.flatMap((report) =>
+      report['results'].map((r: { resources: { name: string }[] }) => r.resources[0]!.name),
+    )
+    t.same(
+      names,
+      Array.from({ length: 400 }, (_, i) => `s-${i}`),
+      'every result listed once, in order',
+    )
   })
 }

@@ -19,6 +19,7 @@ import {
 import { ensureCertManagerControllers } from './harness/cert-manager.ts'
 import { ensureHelm } from './harness/helm.ts'
 import { ensureOpenReportsCrds } from './harness/openreports.ts'
+import { ensurePolicyReportCrds } from './harness/policyreports.ts'
 import { ensurePrometheusTools, prometheusOperatorCrdDir } from './harness/prometheus.ts'
 import { ensureUpstreamParity } from './harness/upstream-parity.ts'
 import { ensureYamlParity } from './harness/yaml-parity.ts'
@@ -73,6 +74,8 @@ async function main(): Promise<number> {
   const certManager = await ensureCertManagerControllers(log)
   // The OpenReports CRDs from their Go module, downloaded once here rather than inside a test.
   await ensureOpenReportsCrds(log)
+  // Kyverno's PolicyReport CRDs from its Go module, likewise (`audit -o policyreport`).
+  await ensurePolicyReportCrds(log)
   // promtool and our PromQL selector lister, and the prometheus-operator CRDs, for the monitoring
   // tests (harness/prometheus.ts).
   const prometheus = await ensurePrometheusTools(log)

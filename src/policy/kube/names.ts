@@ -22,6 +22,14 @@ export function isDnsLabel(name: string): boolean {
   return name.length <= DNS1123_LABEL_MAX && DNS1123_LABEL_ONLY.test(name)
 }
 
+const LABEL_VALUE_MAX = 63
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/
+
+/** A label value (apimachinery's IsValidLabelValue): empty, or at most 63 of these characters. */
+export function isLabelValue(value: string): boolean {
+  return value.length <= LABEL_VALUE_MAX && LABEL_VALUE.test(value)
+}
+
 // apimachinery's own wording, so users read what the API server would say about a Secret name.
 const DNS1123_SUBDOMAIN_DETAIL =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', " +
