@@ -25,6 +25,8 @@ export type ResultStatus = 'pass' | 'fail' | 'warn' | 'error'
 export interface ReportResult {
   readonly source: string
   readonly policy: string
+  /** The same name again: our rules have no sub-rules, and a filter on `rule` keeps working. */
+  readonly rule: string
   readonly category: string
   readonly result: ResultStatus
   readonly severity?: Severity
@@ -62,6 +64,7 @@ export function reportResults(finding: AuditFinding, context: ResultContext): Re
     return {
       source: REPORT_SOURCE,
       policy,
+      rule: policy,
       category: REPORT_CATEGORY,
       result,
       ...(resultSeverity === undefined ? {} : { severity: resultSeverity }),

@@ -297,9 +297,9 @@ t.test(
       ['fail', 'fail', 'fail', 'pass', 'pass', 'pass', 'pass', 'pass'],
       'the five clean objects listed as passes',
     )
-    t.notOk(
-      results.some((r) => 'rule' in r),
-      'the rule is the policy: no rule of its own',
+    t.ok(
+      results.every((r) => r['rule'] === r['policy']),
+      'rule names the rule as policy does (no sub-rules)',
     )
   },
 )

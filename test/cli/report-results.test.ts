@@ -147,7 +147,7 @@ t.test('each kind of result: policy, category, severity from the rule table', as
     t.equal(result['source'], 'mcp-admission')
     t.same(result['timestamp'], { seconds: NOW.getTime() / 1000, nanos: 0 })
     t.match(result['properties'], { resultID: /^[0-9a-f]{32}$/ })
-    t.notOk('rule' in result)
+    t.equal(result['rule'], result['policy'], 'rule names the rule too (no sub-rules)')
   }
   t.same(report!['summary'], { pass: 1, fail: 2, warn: 1, error: 1, skip: 0 })
 })
