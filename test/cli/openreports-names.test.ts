@@ -4,23 +4,12 @@
  * same namespace reported as ever.
  */
 
-import { Writable } from 'node:stream'
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
 import { AuditSummary } from '../../src/cli/audit-findings.ts'
 import type { AuditFinding } from '../../src/cli/audit-findings.ts'
 import { openReports } from '../../src/cli/openreports.ts'
-
-function sink(): { stream: Writable; text: () => string } {
-  const chunks: string[] = []
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      chunks.push(chunk.toString('utf8'))
-      callback()
-    },
-  })
-  return { stream, text: () => chunks.join('') }
-}
+import { textSink } from '../helpers/reports.ts'
 
 function warned(namespace: string, name: string): AuditFinding {
   return {
@@ -34,8 +23,8 @@ function warned(namespace: string, name: string): AuditFinding {
 }
 
 t.test('a finding no Report can hold is a line on standard error', async (t) => {
-  const out = sink()
-  const notices = sink()
+  const out = textSink()
+  const notices = textSink()
   const writer = openReports(
     out.stream,
     { api: 'openreports', now: new Date('2026-11-29T00:00:00Z') },
@@ -81,8 +70,8 @@ t.test('a finding no Report can hold is a line on standard error', async (t) => 
 })
 
 t.test('an error finding with a valid namespace and name is a result of its Report', async (t) => {
-  const out = sink()
-  const notices = sink()
+  const out = textSink()
+  const notices = textSink()
   const writer = openReports(
     out.stream,
     { api: 'openreports', now: new Date('2026-11-29T00:00:00Z') },

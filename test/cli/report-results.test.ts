@@ -5,7 +5,6 @@
  * plain YAML without anchors or aliases.
  */
 
-import { Writable } from 'node:stream'
 import t from 'tap'
 import { parseAllDocuments, visit } from 'yaml'
 import { AuditSummary } from '../../src/cli/audit-findings.ts'
@@ -19,27 +18,17 @@ import {
 } from '../../src/cli/openreports.ts'
 import type { ReportOptions } from '../../src/cli/openreports.ts'
 import { RULE_TABLE } from '../../src/policy/rules.ts'
+import { textSink } from '../helpers/reports.ts'
 
 const NOW = new Date('2026-11-29T00:00:00Z')
 
-function sink(): { stream: Writable; text: () => string } {
-  const chunks: string[] = []
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      chunks.push(chunk.toString('utf8'))
-      callback()
-    },
-  })
-  return { stream, text: () => chunks.join('') }
-}
-
 /** The YAML the writer prints for `findings`. */
 function reportText(findings: readonly AuditFinding[], options: Partial<ReportOptions> = {}) {
-  const out = sink()
+  const out = textSink()
   const writer = openReports(
     out.stream,
     { api: 'openreports', now: NOW, ...options },
-    sink().stream,
+    textSink().stream,
   )
   for (const finding of findings) writer.add(finding)
   writer.end(new AuditSummary())

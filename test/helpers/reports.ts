@@ -6,6 +6,18 @@ import type { AuditFinding } from '../../src/cli/audit-findings.ts'
 import { openReports } from '../../src/cli/openreports.ts'
 import type { ReportApi } from '../../src/cli/openreports.ts'
 
+/** A stream that keeps what is written to it, as text. */
+export function textSink(): { stream: Writable; text: () => string } {
+  const chunks: string[] = []
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk.toString('utf8'))
+      callback()
+    },
+  })
+  return { stream, text: () => chunks.join('') }
+}
+
 /** The Reports (YAML) of `count` MCPServers in `namespace`, each warned about with `text`. */
 export function warnedReport(
   text: string,
@@ -13,20 +25,14 @@ export function warnedReport(
   namespace = 'team',
   api: ReportApi = 'openreports',
 ): string {
-  const chunks: string[] = []
-  const out = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      chunks.push(chunk.toString('utf8'))
-      callback()
-    },
-  })
+  const out = textSink()
   // Every finding here names a valid namespace and name, so nothing is said on standard error.
   const notices = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       callback(new Error(`unexpected notice: ${chunk.toString('utf8')}`))
     },
   })
-  const writer = openReports(out, { api, now: new Date('2026-11-29T00:00:00Z') }, notices)
+  const writer = openReports(out.stream, { api, now: new Date('2026-11-29T00:00:00Z') }, notices)
   const summary = new AuditSummary()
   for (let i = 0; i < count; i++) {
     const finding: AuditFinding = {
@@ -47,7 +53,7 @@ export function warnedReport(
     summary.add(finding)
   }
   writer.end(summary)
-  return chunks.join('')
+  return out.text()
 }
 
 /**
@@ -55,15 +61,9 @@ export function warnedReport(
  * not be audited, clean), with `clusterName`: every field a result can have.
  */
 export function mixedReport(namespace: string, api: ReportApi, clusterName?: string): string {
-  const chunks: string[] = []
-  const out = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      chunks.push(chunk.toString('utf8'))
-      callback()
-    },
-  })
+  const out = textSink()
   const writer = openReports(
-    out,
+    out.stream,
     { api, now: new Date('2026-11-29T00:00:00Z'), clusterName },
     new Writable({
       write(_chunk, _encoding, callback) {
@@ -107,5 +107,5 @@ export function mixedReport(namespace: string, api: ReportApi, clusterName?: str
   ]
   for (const finding of findings) writer.add(finding)
   writer.end(new AuditSummary())
-  return chunks.join('')
+  return out.text()
 }
